@@ -1,0 +1,33 @@
+// splitprove command line: parses, dispatches to the registered subcommands, and turns every
+// error into one line on stderr and a non-zero exit code.
+#include <cstdio>
+#include <exception>
+
+#include "cli/command.hpp"
+#include "splitprove/error.hpp"
+
+namespace splitprove::cli {
+std::vector<Setup>& registry() {
+  static std::vector<Setup> r;
+  return r;
+}
+}  // namespace splitprove::cli
+
+int main(int argc, char** argv) {
+  CLI::App app{"splitprove: a Groth16 proving engine"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "splitprove 0.1.0");
+  for (auto& setup : splitprove::cli::registry()) setup(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const splitprove::Error& e) {
+    std::fprintf(stderr, "splitprove: error: %s\n", e.what());
+    return 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "splitprove: internal error: %s\n", e.what());
+    return 2;
+  }
+  return 0;
+}

@@ -1,0 +1,34 @@
+#include <cuda_runtime.h>
+
+#include "cuda/device.hpp"
+
+namespace splitprove::cuda {
+
+std::vector<DeviceInfo> list_devices(std::string* why_none) {
+  std::vector<DeviceInfo> out;
+  int n = 0;
+  cudaError_t e = cudaGetDeviceCount(&n);
+  if (e != cudaSuccess) {
+    if (why_none) *why_none = cudaGetErrorString(e);
+    cudaGetLastError();  // clear the sticky-free error so later calls start clean
+    return out;
+  }
+  if (n == 0 && why_none) *why_none = "no CUDA device";
+  for (int i = 0; i < n; ++i) {
+    cudaDeviceProp p{};
+    if (cudaGetDeviceProperties(&p, i) != cudaSuccess) continue;
+    DeviceInfo d;
+    d.index = i;
+    d.name = p.name;
+    d.sm_major = p.major;
+    d.sm_minor = p.minor;
+    d.multiprocessors = p.multiProcessorCount;
+    d.total_bytes = p.totalGlobalMem;
+    size_t fr = 0, tot = 0;
+    if (cudaSetDevice(i) == cudaSuccess && cudaMemGetInfo(&fr, &tot) == cudaSuccess) d.free_bytes = fr;
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
+}  // namespace splitprove::cuda

@@ -1,0 +1,20 @@
+#pragma once
+// What the CUDA backend can tell the host about the GPUs it sees.
+#include <string>
+#include <vector>
+
+namespace splitprove::cuda {
+
+struct DeviceInfo {
+  int index = 0;
+  std::string name;
+  int sm_major = 0, sm_minor = 0;
+  int multiprocessors = 0;
+  unsigned long long total_bytes = 0, free_bytes = 0;
+};
+
+// The GPUs present, empty when there is no driver or no device (never throws for that case);
+// `why_none` receives the CUDA runtime's reason when the list is empty.
+std::vector<DeviceInfo> list_devices(std::string* why_none = nullptr);
+
+}  // namespace splitprove::cuda

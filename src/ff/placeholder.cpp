@@ -1,0 +1,1 @@
+int splitprove_placeholder_unused = 0;
