@@ -1,0 +1,271 @@
+#pragma once
+// Short Weierstrass curves y^2 = x^3 + b (a = 0) over a field F (Fp for G1, Fp2 for G2), written
+// once over a parameter struct:
+//
+//   struct P {
+//     using F = ...;                   // coordinate field
+//     using Fr = ...;                  // scalar field (prime order r of the subgroup)
+//     static F b();                    // curve coefficient
+//     static F gen_x(), gen_y();       // subgroup generator
+//   };
+//
+// Three forms: Affine (x, y, inf), Jacobian (x = X/Z^2, y = Y/Z^3; Z = 0 is infinity) and XYZZ
+// (x = X/ZZ, y = Y/ZZZ with ZZ^3 = ZZZ^2; ZZ = 0 is infinity; cheapest for bucket accumulation).
+// Formulas are the explicit-formulas database ones named at each function (a = 0 specialisations).
+// Addition handles the doubling and infinity cases by branching: points are public data.
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "ff/bigint.hpp"
+
+namespace splitprove::ec {
+
+using ff::Limbs;
+
+template <class P>
+struct Curve {
+  using F = typename P::F;
+  using Fr = typename P::Fr;
+  static F b() { return P::b(); }
+
+  struct Jacobian;
+
+  struct Affine {
+    F x{}, y{};
+    bool inf = true;
+
+    static Affine identity() { return Affine{}; }
+    static Affine generator() { return Affine{P::gen_x(), P::gen_y(), false}; }
+    bool is_identity() const { return inf; }
+    // y^2 = x^3 + b (the identity counts as on the curve).
+    bool on_curve() const { return inf || y.square() == x.square() * x + P::b(); }
+    Affine operator-() const { return inf ? *this : Affine{x, -y, false}; }
+    friend bool operator==(const Affine& a, const Affine& b) {
+      if (a.inf || b.inf) return a.inf == b.inf;
+      return a.x == b.x && a.y == b.y;
+    }
+    Jacobian to_jacobian() const {
+      return inf ? Jacobian::identity() : Jacobian{x, y, F::one()};
+    }
+  };
+
+  struct Jacobian {
+    F X{}, Y{}, Z{};
+
+    static Jacobian identity() { return Jacobian{F::one(), F::one(), F::zero()}; }
+    static Jacobian generator() { return Affine::generator().to_jacobian(); }
+    bool is_identity() const { return Z.is_zero(); }
+    Jacobian operator-() const { return {X, -Y, Z}; }
+
+    friend bool operator==(const Jacobian& a, const Jacobian& b) {
+      if (a.is_identity() || b.is_identity()) return a.is_identity() == b.is_identity();
+      F z1z1 = a.Z.square(), z2z2 = b.Z.square();
+      if (!(a.X * z2z2 == b.X * z1z1)) return false;
+      return a.Y * z2z2 * b.Z == b.Y * z1z1 * a.Z;
+    }
+
+    bool on_curve() const {
+      if (is_identity()) return true;
+      F z2 = Z.square();
+      F z6 = z2.square() * z2;
+      return Y.square() == X.square() * X + P::b() * z6;
+    }
+
+    // dbl-2009-l: 2M + 5S
+    Jacobian dbl() const {
+      if (is_identity()) return *this;
+      F A = X.square(), B = Y.square(), C = B.square();
+      F D = ((X + B).square() - A - C).dbl();
+      F E = A.dbl() + A;
+      F Fv = E.square();
+      F X3 = Fv - D.dbl();
+      F C8 = C.dbl().dbl().dbl();
+      return {X3, E * (D - X3) - C8, (Y * Z).dbl()};
+    }
+
+    // add-2007-bl: 11M + 5S
+    friend Jacobian operator+(const Jacobian& p, const Jacobian& q) {
+      if (p.is_identity()) return q;
+      if (q.is_identity()) return p;
+      F z1z1 = p.Z.square(), z2z2 = q.Z.square();
+      F u1 = p.X * z2z2, u2 = q.X * z1z1;
+      F s1 = p.Y * q.Z * z2z2, s2 = q.Y * p.Z * z1z1;
+      F h = u2 - u1, r = (s2 - s1).dbl();
+      if (h.is_zero()) return r.is_zero() ? p.dbl() : identity();
+      F i = h.dbl().square(), j = h * i, v = u1 * i;
+      F X3 = r.square() - j - v.dbl();
+      F Y3 = r * (v - X3) - (s1 * j).dbl();
+      F Z3 = ((p.Z + q.Z).square() - z1z1 - z2z2) * h;
+      return {X3, Y3, Z3};
+    }
+
+    // madd-2007-bl: 7M + 4S
+    friend Jacobian operator+(const Jacobian& p, const Affine& q) {
+      if (q.inf) return p;
+      if (p.is_identity()) return q.to_jacobian();
+      F z1z1 = p.Z.square();
+      F u2 = q.x * z1z1, s2 = q.y * p.Z * z1z1;
+      F h = u2 - p.X, r = (s2 - p.Y).dbl();
+      if (h.is_zero()) return r.is_zero() ? p.dbl() : identity();
+      F hh = h.square(), i = hh.dbl().dbl(), j = h * i, v = p.X * i;
+      F X3 = r.square() - j - v.dbl();
+      F Y3 = r * (v - X3) - (p.Y * j).dbl();
+      F Z3 = (p.Z + h).square() - z1z1 - hh;
+      return {X3, Y3, Z3};
+    }
+    friend Jacobian operator-(const Jacobian& p, const Jacobian& q) { return p + (-q); }
+    Jacobian& operator+=(const Jacobian& q) { return *this = *this + q; }
+    Jacobian& operator+=(const Affine& q) { return *this = *this + q; }
+
+    Affine to_affine() const {
+      if (is_identity()) return Affine::identity();
+      F zi = Z.inverse(), zi2 = zi.square();
+      return Affine{X * zi2, Y * zi2 * zi, false};
+    }
+
+    // k·P for a scalar given as little-endian limbs (variable time; for public scalars and tests).
+    // Width-5 wNAF over a table of odd multiples P, 3P, ..., 15P.
+    template <size_t M>
+    Jacobian mul(const Limbs<M>& k) const {
+      constexpr int W = 5;
+      std::vector<int8_t> naf;
+      naf.reserve(64 * M + 1);
+      Limbs<M + 1> e{};
+      for (size_t i = 0; i < M; ++i) e[i] = k[i];
+      while (!ff::is_zero_limbs(e)) {
+        int8_t d = 0;
+        if (e[0] & 1) {
+          int v = int(e[0] & ((1u << W) - 1));
+          if (v >= (1 << (W - 1))) v -= (1 << W);
+          d = int8_t(v);
+          // e -= d
+          Limbs<M + 1> dv{};
+          if (v > 0) {
+            dv[0] = uint64_t(v);
+            ff::sub_limbs(e, e, dv);
+          } else {
+            dv[0] = uint64_t(-v);
+            ff::add_limbs(e, e, dv);
+          }
+        }
+        naf.push_back(d);
+        e = ff::shr(e, 1);
+      }
+      Jacobian table[1 << (W - 2)];
+      table[0] = *this;
+      Jacobian p2 = dbl();
+      for (int i = 1; i < (1 << (W - 2)); ++i) table[i] = table[i - 1] + p2;
+      Jacobian r = identity();
+      for (size_t i = naf.size(); i-- > 0;) {
+        r = r.dbl();
+        int d = naf[i];
+        if (d > 0) r += table[(d - 1) / 2];
+        if (d < 0) r += -table[(-d - 1) / 2];
+      }
+      return r;
+    }
+    Jacobian mul(const Fr& k) const { return mul(k.to_canonical()); }
+    Jacobian mul_u64(uint64_t k) const { return mul(Limbs<1>{k}); }
+  };
+
+  // x = X/ZZ, y = Y/ZZZ. Used for MSM buckets (mixed addition 8M + 2S).
+  struct Xyzz {
+    F X{}, Y{}, ZZ{}, ZZZ{};
+
+    static Xyzz identity() { return Xyzz{F::one(), F::one(), F::zero(), F::zero()}; }
+    bool is_identity() const { return ZZ.is_zero(); }
+
+    static Xyzz from_affine(const Affine& a) {
+      return a.inf ? identity() : Xyzz{a.x, a.y, F::one(), F::one()};
+    }
+
+    // dbl-2008-s-1: 6M + 3S
+    Xyzz dbl() const {
+      if (is_identity()) return *this;
+      F U = Y.dbl(), V = U.square(), W = U * V, S = X * V;
+      F x2 = X.square(), M = x2.dbl() + x2;
+      F X3 = M.square() - S.dbl();
+      return {X3, M * (S - X3) - W * Y, V * ZZ, W * ZZZ};
+    }
+
+    // madd-2008-s: 8M + 2S
+    Xyzz& operator+=(const Affine& q) {
+      if (q.inf) return *this;
+      if (is_identity()) return *this = from_affine(q);
+      F U2 = q.x * ZZ, S2 = q.y * ZZZ;
+      F Pv = U2 - X, R = S2 - Y;
+      if (Pv.is_zero()) {
+        if (R.is_zero()) return *this = from_affine(q).dbl();
+        return *this = identity();
+      }
+      F PP = Pv.square(), PPP = Pv * PP, Q = X * PP;
+      F X3 = R.square() - PPP - Q.dbl();
+      Y = R * (Q - X3) - Y * PPP;
+      X = X3;
+      ZZ = ZZ * PP;
+      ZZZ = ZZZ * PPP;
+      return *this;
+    }
+    Xyzz& sub_affine(const Affine& q) { return *this += -q; }
+
+    // add-2008-s: 12M + 2S
+    Xyzz& operator+=(const Xyzz& q) {
+      if (q.is_identity()) return *this;
+      if (is_identity()) return *this = q;
+      F U1 = X * q.ZZ, U2 = q.X * ZZ, S1 = Y * q.ZZZ, S2 = q.Y * ZZZ;
+      F Pv = U2 - U1, R = S2 - S1;
+      if (Pv.is_zero()) {
+        if (R.is_zero()) return *this = dbl();
+        return *this = identity();
+      }
+      F PP = Pv.square(), PPP = Pv * PP, Q = U1 * PP;
+      F X3 = R.square() - PPP - Q.dbl();
+      Y = R * (Q - X3) - S1 * PPP;
+      X = X3;
+      ZZ = ZZ * q.ZZ * PP;
+      ZZZ = ZZZ * q.ZZZ * PPP;
+      return *this;
+    }
+
+    Jacobian to_jacobian() const {
+      if (is_identity()) return Jacobian::identity();
+      // Z_j = ZZ·ZZZ: X_j = x·Z_j^2 = X·ZZ·ZZZ^2, Y_j = y·Z_j^3 = Y·ZZ^3·ZZZ^2.
+      F zzz2 = ZZZ.square();
+      return {X * ZZ * zzz2, Y * ZZ.square() * ZZ * zzz2, ZZ * ZZZ};
+    }
+    Affine to_affine() const {
+      if (is_identity()) return Affine::identity();
+      F zzzi = ZZZ.inverse();
+      F zzi = (ZZ * zzzi).square();  // ZZ = Z^2, ZZZ = Z^3: (ZZ/ZZZ)^2 = 1/Z^2 = 1/ZZ
+      return Affine{X * zzi, Y * zzzi, false};
+    }
+  };
+
+  // Converts many points with one inversion (Montgomery's trick).
+  static void batch_to_affine(std::span<const Jacobian> in, std::span<Affine> out) {
+    const size_t n = in.size();
+    std::vector<F> acc(n);
+    F run = F::one();
+    for (size_t i = 0; i < n; ++i) {
+      acc[i] = run;
+      if (!in[i].is_identity()) run = run * in[i].Z;
+    }
+    F inv = run.inverse();
+    for (size_t i = n; i-- > 0;) {
+      if (in[i].is_identity()) {
+        out[i] = Affine::identity();
+        continue;
+      }
+      F zi = inv * acc[i];
+      inv = inv * in[i].Z;
+      F zi2 = zi.square();
+      out[i] = Affine{in[i].X * zi2, in[i].Y * zi2 * zi, false};
+    }
+  }
+
+  // r·P == 0, the definition of subgroup membership (slow; the reference for the fast checks).
+  static bool in_subgroup_by_order(const Jacobian& p) { return p.mul(Fr::MOD).is_identity(); }
+};
+
+}  // namespace splitprove::ec

@@ -1,0 +1,331 @@
+#pragma once
+// A prime field in Montgomery form over N 64-bit limbs, written once and instantiated per curve by
+// a parameter struct:
+//
+//   struct P {
+//     static constexpr size_t N;                  // limbs
+//     static constexpr Limbs<N> modulus;          // p, odd, with p < 2^(64N-1) - 1 (one spare bit)
+//     static constexpr const char* name;          // for error messages ("bls12_381 Fp")
+//   };
+//
+// Every other constant (R = 2^(64N) mod p, R^2 mod p, -p^-1 mod 2^64, exponents) is derived
+// at compile time. Elements hold x·R mod p, fully reduced (< p) at all times.
+//
+// Multiplication is CIOS Montgomery with the "spare bit" shortcut (Acar's CIOS with the
+// carry-free final step, valid when the top limb of p is below 2^63 - 1): it saves one carry word
+// per outer iteration. The loops have constant bounds and no data-dependent branches; the final
+// conditional subtraction is a masked select.
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <span>
+#include <string>
+#include <type_traits>
+
+#include "ff/bigint.hpp"
+
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#define SPLITPROVE_X86 1
+#endif
+
+namespace splitprove::ff {
+
+// -m^-1 mod 2^64 for odd m (Newton iteration doubles the correct bits each step).
+constexpr uint64_t neg_inv64(uint64_t m) {
+  uint64_t x = 1;
+  for (int i = 0; i < 7; ++i) x *= 2 - m * x;
+  return ~x + 1;
+}
+
+// 2^k mod p by repeated doubling (compile-time use only).
+template <size_t N>
+constexpr Limbs<N> pow2_mod(const Limbs<N>& p, size_t k) {
+  Limbs<N> r = ff::from_u64<N>(1);
+  for (size_t i = 0; i < k; ++i) {
+    Limbs<N> t, u;
+    uint64_t c = add_limbs(t, r, r);
+    uint64_t b = sub_limbs(u, t, p);
+    r = (c || !b) ? u : t;
+  }
+  return r;
+}
+
+template <class P>
+class Field {
+ public:
+  static constexpr size_t N = P::N;
+  using Repr = Limbs<N>;
+  static constexpr Repr MOD = P::modulus;
+  static constexpr size_t BITS = num_bits(MOD);
+  static constexpr size_t BYTES = (BITS + 7) / 8;
+  static_assert(MOD[0] & 1, "modulus must be odd");
+  static_assert(MOD[N - 1] < (uint64_t(1) << 63) - 1, "the CIOS shortcut needs one spare bit");
+
+ public:
+  static constexpr uint64_t INV = neg_inv64(MOD[0]);  // -p^-1 mod 2^64
+  static constexpr Repr R1 = pow2_mod(MOD, 64 * N);    // Montgomery form of 1
+  static constexpr Repr R2 = pow2_mod(MOD, 128 * N);   // R^2 mod p, converts into Montgomery form
+
+  constexpr Field() : v_{} {}
+
+  static constexpr Field zero() { return Field(); }
+  static constexpr Field one() { return from_mont(R1); }
+  static constexpr Field from_mont(const Repr& m) {
+    Field f;
+    f.v_ = m;
+    return f;
+  }
+  // From a canonical integer; the caller guarantees x < p (use from_canonical_checked otherwise).
+  static constexpr Field from_canonical(const Repr& x) { return from_mont(x) * from_mont(R2); }
+  static constexpr std::optional<Field> from_canonical_checked(const Repr& x) {
+    if (cmp_limbs(x, MOD) >= 0) return std::nullopt;
+    return from_canonical(x);
+  }
+  static constexpr Field from_u64(uint64_t x) { return from_canonical(ff::from_u64<N>(x)); }
+  // Reduces an arbitrary N-limb integer mod p (used for hashing/sampling; not constant time).
+  static constexpr Field reduce(Repr x) {
+    while (cmp_limbs(x, MOD) >= 0) sub_limbs(x, x, MOD);
+    return from_canonical(x);
+  }
+  static Field from_hex(std::string_view s) { return from_canonical(ff::from_hex<N>(s)); }
+
+  constexpr Repr to_canonical() const { return mont_mul(v_, ff::from_u64<N>(1)); }
+  constexpr const Repr& mont() const { return v_; }
+  std::string to_hex() const { return ff::to_hex(to_canonical()); }
+  std::string to_decimal() const { return ff::to_decimal(to_canonical()); }
+
+  // Canonical big-endian / little-endian bytes, exactly BYTES long. from_bytes_* return nullopt
+  // when the integer is >= p (callers report "not a canonical field element").
+  void to_bytes_be(uint8_t* out) const {
+    Repr c = to_canonical();
+    for (size_t i = 0; i < BYTES; ++i) out[BYTES - 1 - i] = uint8_t(c[i / 8] >> (8 * (i % 8)));
+  }
+  void to_bytes_le(uint8_t* out) const {
+    Repr c = to_canonical();
+    for (size_t i = 0; i < BYTES; ++i) out[i] = uint8_t(c[i / 8] >> (8 * (i % 8)));
+  }
+  static std::optional<Field> from_bytes_be(const uint8_t* in) {
+    Repr c{};
+    for (size_t i = 0; i < BYTES; ++i) c[i / 8] |= uint64_t(in[BYTES - 1 - i]) << (8 * (i % 8));
+    return from_canonical_checked(c);
+  }
+  static std::optional<Field> from_bytes_le(const uint8_t* in) {
+    Repr c{};
+    for (size_t i = 0; i < BYTES; ++i) c[i / 8] |= uint64_t(in[i]) << (8 * (i % 8));
+    return from_canonical_checked(c);
+  }
+
+  // Uniform sampling by rejection from BITS random bits. Rng: a UniformRandomBitGenerator of
+  // 64-bit words (std::mt19937_64 in tests; an OS CSPRNG for secrets).
+  template <class Rng>
+  static Field random(Rng& rng) {
+    for (;;) {
+      Repr x{};
+      for (auto& w : x) w = uint64_t(rng());
+      if (BITS % 64) x[N - 1] &= (uint64_t(1) << (BITS % 64)) - 1;
+      if (cmp_limbs(x, MOD) < 0) return from_mont(x);  // a uniform value is uniform in either form
+    }
+  }
+
+  constexpr bool is_zero() const { return is_zero_limbs(v_); }
+  constexpr bool is_one() const { return v_ == R1; }
+  friend constexpr bool operator==(const Field& a, const Field& b) { return a.v_ == b.v_; }
+
+  friend constexpr Field operator+(const Field& a, const Field& b) {
+    Field r;
+    add_mod(r.v_, a.v_, b.v_);
+    return r;
+  }
+  friend constexpr Field operator-(const Field& a, const Field& b) {
+    Field r;
+    uint64_t borrow = sub_rt(r.v_, a.v_, b.v_);
+    Repr m;
+    const uint64_t mask = 0 - borrow;
+    for (size_t i = 0; i < N; ++i) m[i] = MOD[i] & mask;
+    add_rt(r.v_, r.v_, m);
+    return r;
+  }
+  constexpr Field operator-() const { return zero() - *this; }
+  friend constexpr Field operator*(const Field& a, const Field& b) {
+    return from_mont(mont_mul(a.v_, b.v_));
+  }
+  Field& operator+=(const Field& b) { return *this = *this + b; }
+  Field& operator-=(const Field& b) { return *this = *this - b; }
+  Field& operator*=(const Field& b) { return *this = *this * b; }
+
+  constexpr Field dbl() const { return *this + *this; }
+  constexpr Field square() const { return from_mont(mont_sqr(v_)); }
+
+  // a^e for a public exponent given as limbs (square-and-multiply, left to right).
+  template <size_t M>
+  constexpr Field pow(const Limbs<M>& e) const {
+    Field r = one();
+    for (size_t i = num_bits(e); i-- > 0;) {
+      r = r.square();
+      if (bit(e, i)) r = r * *this;
+    }
+    return r;
+  }
+  constexpr Field pow(uint64_t e) const { return pow(Limbs<1>{e}); }
+
+  // Multiplicative inverse by Fermat (a^(p-2)); the inverse of zero is zero.
+  constexpr Field inverse() const { return pow(P_MINUS_2); }
+
+  // Legendre symbol: 1 for a non-zero square, -1 for a non-square, 0 for zero.
+  int legendre() const {
+    if (is_zero()) return 0;
+    return pow(P_MINUS_1_HALF).is_one() ? 1 : -1;
+  }
+
+  // A square root when one exists. p = 3 mod 4: a^((p+1)/4). Otherwise Tonelli-Shanks with
+  // p - 1 = 2^S·T and the smallest non-residue.
+  std::optional<Field> sqrt() const {
+    if (is_zero()) return zero();
+    Field x;
+    if constexpr ((MOD[0] & 3) == 3) {
+      x = pow(P_PLUS_1_QUARTER);
+    } else {
+      const Field z = smallest_non_residue().pow(T);
+      unsigned m = S;
+      Field c = z;
+      Field t = pow(T);
+      x = pow(T_PLUS_1_HALF);
+      while (!t.is_one()) {
+        unsigned i = 0;
+        Field t2 = t;
+        while (!t2.is_one()) {
+          t2 = t2.square();
+          if (++i == m) return std::nullopt;  // non-residue
+        }
+        Field b = c;
+        for (unsigned j = 0; j + i + 1 < m; ++j) b = b.square();
+        m = i;
+        c = b.square();
+        t = t * c;
+        x = x * b;
+      }
+    }
+    if (x.square() == *this) return x;
+    return std::nullopt;
+  }
+
+  // The primitive 2^k-th root of unity of the snarkjs/ffjavascript convention (k <= S):
+  // w[S] = g^T for the smallest non-residue g, w[k] = w[k+1]^2.
+  static Field root_of_unity(unsigned k) {
+    static const Field w_s = smallest_non_residue().pow(T);
+    Field w = w_s;
+    for (unsigned i = S; i > k; --i) w = w.square();
+    return w;
+  }
+
+  // The smallest g >= 2 that is a quadratic non-residue (2-adic structure, NTT roots).
+  static Field smallest_non_residue() {
+    for (uint64_t g = 2;; ++g)
+      if (from_u64(g).legendre() == -1) return from_u64(g);
+  }
+
+  // p - 1 = 2^S · T with T odd.
+  static constexpr Repr P_MINUS_1 = [] {
+    Repr r = MOD;
+    r[0] -= 1;
+    return r;
+  }();
+  static constexpr unsigned S = [] {
+    unsigned s = 0;
+    while (!bit(P_MINUS_1, s)) ++s;
+    return s;
+  }();
+  static constexpr Repr T = shr(P_MINUS_1, S);
+
+  // Raw Montgomery kernels (also used by vectorised/batched code).
+  static constexpr Repr mont_mul(const Repr& a, const Repr& b) {
+    Repr t{};
+#pragma GCC unroll 8
+    for (size_t i = 0; i < N; ++i) {
+      u128 x = u128(a[0]) * b[i] + t[0];
+      uint64_t A = uint64_t(x >> 64);
+      const uint64_t m = uint64_t(x) * INV;
+      u128 y = u128(m) * MOD[0] + uint64_t(x);
+      uint64_t C = uint64_t(y >> 64);
+#pragma GCC unroll 8
+      for (size_t j = 1; j < N; ++j) {
+        x = u128(a[j]) * b[i] + t[j] + A;
+        A = uint64_t(x >> 64);
+        y = u128(m) * MOD[j] + uint64_t(x) + C;
+        C = uint64_t(y >> 64);
+        t[j - 1] = uint64_t(y);
+      }
+      t[N - 1] = C + A;
+    }
+    reduce_once(t);
+    return t;
+  }
+  static constexpr Repr mont_sqr(const Repr& a) { return mont_mul(a, a); }
+
+
+
+ private:
+  // t < 2p -> t mod p, by a masked select (no branch on data).
+  static constexpr void reduce_once(Repr& t) {
+    Repr u;
+    uint64_t borrow = sub_rt(u, t, MOD);
+    const uint64_t keep = 0 - borrow;  // all ones when t < p: keep t
+    for (size_t i = 0; i < N; ++i) t[i] = (t[i] & keep) | (u[i] & ~keep);
+  }
+  static constexpr void add_mod(Repr& r, const Repr& a, const Repr& b) {
+    add_rt(r, a, b);  // < 2p < 2^(64N): no carry out thanks to the spare bit
+    reduce_once(r);
+  }
+  // Carry chains: adc/sbb intrinsics at run time (GCC turns the u128 form into poor code),
+  // the portable form in constant evaluation.
+  static constexpr uint64_t add_rt(Repr& r, const Repr& a, const Repr& b) {
+#ifdef SPLITPROVE_X86
+    if (!std::is_constant_evaluated()) {
+      unsigned char c = 0;
+      for (size_t i = 0; i < N; ++i) {
+        unsigned long long o;
+        c = _addcarry_u64(c, a[i], b[i], &o);
+        r[i] = o;
+      }
+      return c;
+    }
+#endif
+    return add_limbs(r, a, b);
+  }
+  static constexpr uint64_t sub_rt(Repr& r, const Repr& a, const Repr& b) {
+#ifdef SPLITPROVE_X86
+    if (!std::is_constant_evaluated()) {
+      unsigned char c = 0;
+      for (size_t i = 0; i < N; ++i) {
+        unsigned long long o;
+        c = _subborrow_u64(c, a[i], b[i], &o);
+        r[i] = o;
+      }
+      return c;
+    }
+#endif
+    return sub_limbs(r, a, b);
+  }
+
+  static constexpr Repr P_MINUS_2 = [] {
+    Repr r = MOD;
+    r[0] -= 2;
+    return r;
+  }();
+  static constexpr Repr P_MINUS_1_HALF = shr(P_MINUS_1, 1);
+  static constexpr Repr P_PLUS_1_QUARTER = [] {
+    Repr r = MOD;
+    add_limbs(r, r, ff::from_u64<N>(1));
+    return shr(r, 2);
+  }();
+  static constexpr Repr T_PLUS_1_HALF = [] {
+    Repr r = T;
+    add_limbs(r, r, ff::from_u64<N>(1));
+    return shr(r, 1);
+  }();
+
+  Repr v_;
+};
+
+}  // namespace splitprove::ff

@@ -1,1 +1,0 @@
-int splitprove_placeholder_unused = 0;
