@@ -114,6 +114,7 @@ struct Fp6 {
 
   static Fp6 zero() { return {F2::zero(), F2::zero(), F2::zero()}; }
   static Fp6 one() { return {F2::one(), F2::zero(), F2::zero()}; }
+  Fp6& operator+=(const Fp6& b) { return *this = *this + b; }
   bool is_zero() const { return c0.is_zero() && c1.is_zero() && c2.is_zero(); }
   friend bool operator==(const Fp6& a, const Fp6& b) = default;
 
@@ -175,6 +176,8 @@ struct Fp12 {
 
   friend Fp12 operator+(const Fp12& a, const Fp12& b) { return {a.c0 + b.c0, a.c1 + b.c1}; }
   friend Fp12 operator-(const Fp12& a, const Fp12& b) { return {a.c0 - b.c0, a.c1 - b.c1}; }
+  Fp12 operator-() const { return {-c0, -c1}; }
+  Fp12 dbl() const { return {c0.dbl(), c1.dbl()}; }
   friend Fp12 operator*(const Fp12& a, const Fp12& b) {
     F6 t0 = a.c0 * b.c0, t1 = a.c1 * b.c1;
     return {t1.mul_by_v() + t0, (a.c0 + a.c1) * (b.c0 + b.c1) - t0 - t1};
