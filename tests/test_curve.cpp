@@ -149,3 +149,26 @@ TEST(G1, EndomorphismConstants) {
   EXPECT_EQ(psi(q), mul_by_x(q));
   EXPECT_TRUE(psi(q).on_curve());
 }
+
+TYPED_TEST(Group, ConstantTimeMulMatchesWnaf) {
+  using J = typename TestFixture::J;
+  using A = typename TestFixture::A;
+  using Pr = typename TypeParam::Projective;
+  for (int i = 0; i < 4; ++i) {
+    A p = this->rand_point().to_affine();
+    Fr k = Fr::random(rng());
+    EXPECT_EQ(TypeParam::mul_ct(p, k), p.to_jacobian().mul(k));
+  }
+  A g = A::generator();
+  EXPECT_TRUE(TypeParam::mul_ct(g, Fr::zero()).is_identity());
+  EXPECT_EQ(TypeParam::mul_ct(g, Fr::one()), J::generator());
+  EXPECT_EQ(TypeParam::mul_ct(g, -Fr::one()), -J::generator());
+  EXPECT_TRUE(TypeParam::mul_ct(A::identity(), Fr::random(rng())).is_identity());
+  // The complete formulas need no special cases: P + P, P + (-P), P + O.
+  Pr pp = Pr::from_affine(g);
+  EXPECT_EQ((pp + pp).to_jacobian(), J::generator().dbl());
+  EXPECT_TRUE((pp + Pr::from_affine(-g)).to_jacobian().is_identity());
+  EXPECT_EQ((pp + Pr::identity()).to_jacobian(), J::generator());
+  EXPECT_EQ(pp.dbl().to_jacobian(), J::generator().dbl());
+  EXPECT_TRUE(Pr::identity().dbl().to_jacobian().is_identity());
+}

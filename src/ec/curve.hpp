@@ -169,6 +169,99 @@ struct Curve {
     Jacobian mul_u64(uint64_t k) const { return mul(Limbs<1>{k}); }
   };
 
+  // Homogeneous projective (x = X/Z, y = Y/Z; identity (0 : 1 : 0)) with the complete formulas
+  // of Renes, Costello and Batina, "Complete addition formulas for prime order elliptic curves"
+  // (2016), Algorithms 7 (addition) and 9 (doubling) for a = 0: no exceptional cases, so no
+  // branch on the points. Used for constant-time multiplication by secret scalars.
+  struct Projective {
+    F X{}, Y{}, Z{};
+
+    static Projective identity() { return {F::zero(), F::one(), F::zero()}; }
+    static Projective from_affine(const Affine& a) {
+      return a.inf ? identity() : Projective{a.x, a.y, F::one()};
+    }
+    static F b3() {
+      F bb = P::b();
+      return bb.dbl() + bb;
+    }
+    static Projective select(const Projective& a, const Projective& b, uint64_t mask) {
+      return {F::select(a.X, b.X, mask), F::select(a.Y, b.Y, mask), F::select(a.Z, b.Z, mask)};
+    }
+
+    friend Projective operator+(const Projective& p, const Projective& q) {
+      const F B3 = b3();
+      F t0 = p.X * q.X, t1 = p.Y * q.Y, t2 = p.Z * q.Z;
+      F t3 = (p.X + p.Y) * (q.X + q.Y);
+      F t4 = t0 + t1;
+      t3 = t3 - t4;
+      t4 = (p.Y + p.Z) * (q.Y + q.Z);
+      F X3 = t1 + t2;
+      t4 = t4 - X3;
+      X3 = (p.X + p.Z) * (q.X + q.Z);
+      F Y3 = t0 + t2;
+      Y3 = X3 - Y3;
+      X3 = t0 + t0;
+      t0 = X3 + t0;
+      t2 = B3 * t2;
+      F Z3 = t1 + t2;
+      t1 = t1 - t2;
+      Y3 = B3 * Y3;
+      X3 = t4 * Y3;
+      t2 = t3 * t1;
+      X3 = t2 - X3;
+      Y3 = Y3 * t0;
+      t1 = t1 * Z3;
+      Y3 = t1 + Y3;
+      t0 = t0 * t3;
+      Z3 = Z3 * t4;
+      Z3 = Z3 + t0;
+      return {X3, Y3, Z3};
+    }
+    Projective dbl() const {
+      const F B3 = b3();
+      F t0 = Y.square();
+      F Z3 = t0.dbl().dbl().dbl();
+      F t1 = Y * Z;
+      F t2 = B3 * Z.square();
+      F X3 = t2 * Z3;
+      F Y3 = t0 + t2;
+      Z3 = t1 * Z3;
+      t1 = t2.dbl();
+      t2 = t1 + t2;
+      t0 = t0 - t2;
+      Y3 = t0 * Y3;
+      Y3 = X3 + Y3;
+      t1 = X * Y;
+      X3 = t0 * t1;
+      X3 = X3.dbl();
+      return {X3, Y3, Z3};
+    }
+    // x = X/Z = X·Z/Z^2, y = Y/Z = Y·Z^2/Z^3: Jacobian (X·Z, Y·Z^2, Z).
+    Jacobian to_jacobian() const {
+      if (Z.is_zero()) return Jacobian::identity();
+      return {X * Z, Y * Z.square(), Z};
+    }
+  };
+
+  // k·P for a secret scalar: fixed 4-bit windows over all 256 bits, a table lookup that reads
+  // every entry, and complete formulas — the sequence of operations does not depend on k or P.
+  static Jacobian mul_ct(const Affine& p, const Fr& k) {
+    Projective table[16];
+    table[0] = Projective::identity();
+    table[1] = Projective::from_affine(p);
+    for (int i = 2; i < 16; ++i) table[i] = table[i - 1] + table[1];
+    const auto e = k.to_canonical();
+    Projective r = Projective::identity();
+    for (int w = int(64 * Fr::N / 4) - 1; w >= 0; --w) {
+      for (int d = 0; d < 4; ++d) r = r.dbl();
+      const uint64_t digit = (e[size_t(w) / 16] >> (4 * (size_t(w) % 16))) & 15;
+      Projective t = table[0];
+      for (uint64_t i = 1; i < 16; ++i) t = Projective::select(t, table[i], 0 - uint64_t(i == digit));
+      r = r + t;
+    }
+    return r.to_jacobian();
+  }
+
   // x = X/ZZ, y = Y/ZZZ. Used for MSM buckets (mixed addition 8M + 2S).
   struct Xyzz {
     F X{}, Y{}, ZZ{}, ZZZ{};

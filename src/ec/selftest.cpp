@@ -4,13 +4,13 @@
 #include "splitprove/selftest.hpp"
 
 #include <fmt/format.h>
-#include <sys/random.h>
 
 #include <chrono>
 #include <functional>
 
 #include "ec/bls12_381.hpp"
 #include "ec/encoding.hpp"
+#include "util/random.hpp"
 
 namespace splitprove {
 namespace {
@@ -22,19 +22,6 @@ std::string hex_bytes(const std::vector<uint8_t>& v) {
   for (auto b : v) s += fmt::format("{:02x}", b);
   return s;
 }
-
-// 64-bit words from the OS CSPRNG, so that every run checks fresh random values.
-struct OsRng {
-  using result_type = uint64_t;
-  static constexpr uint64_t min() { return 0; }
-  static constexpr uint64_t max() { return ~uint64_t(0); }
-  uint64_t operator()() {
-    uint64_t x = 0;
-    while (getrandom(&x, sizeof x, 0) != sizeof x) {
-    }
-    return x;
-  }
-};
 
 }  // namespace
 
@@ -53,7 +40,7 @@ std::vector<SelftestCheck> run_selftest() {
     c.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     out.push_back(std::move(c));
   };
-  OsRng rng;
+  util::OsRng rng;
 
   check("Fp: a·b·b^-1 = a, sqrt(a^2) = ±a (random a, b)", [&](std::string& d) {
     Fp a = Fp::random(rng), b = Fp::random(rng);

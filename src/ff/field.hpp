@@ -128,6 +128,13 @@ class Field {
     }
   }
 
+  // mask = all ones -> b, mask = 0 -> a; no branch (constant-time table lookups).
+  static constexpr Field select(const Field& a, const Field& b, uint64_t mask) {
+    Field r;
+    for (size_t i = 0; i < N; ++i) r.v_[i] = (a.v_[i] & ~mask) | (b.v_[i] & mask);
+    return r;
+  }
+
   constexpr bool is_zero() const { return is_zero_limbs(v_); }
   constexpr bool is_one() const { return v_ == R1; }
   friend constexpr bool operator==(const Field& a, const Field& b) { return a.v_ == b.v_; }

@@ -36,6 +36,9 @@ struct Fp2 {
   Fp c0, c1;
 
   static constexpr Fp2 zero() { return {Fp::zero(), Fp::zero()}; }
+  static Fp2 select(const Fp2& a, const Fp2& b, uint64_t mask) {
+    return {Fp::select(a.c0, b.c0, mask), Fp::select(a.c1, b.c1, mask)};
+  }
   static constexpr Fp2 one() { return {Fp::one(), Fp::zero()}; }
   bool is_zero() const { return c0.is_zero() && c1.is_zero(); }
   bool is_one() const { return c0.is_one() && c1.is_zero(); }
