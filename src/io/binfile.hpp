@@ -8,6 +8,7 @@
 // snarkjs's setup writes zkey sections 1, 2, 4, 3, 9, 8, 5, 6, 7, 10). A section a reader needs
 // must occur exactly once; sections it does not read may repeat (as snarkjs allows). Every
 // failure is a splitprove::Error that names the file, the section and the problem.
+#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <span>
@@ -118,11 +119,16 @@ class Cursor {
   std::string where_;
 };
 
-// Little-endian bytes -> limbs. `bytes.size()` must be 8·N.
+// The formats are little-endian and so are our limbs: integers and field elements are copied, not
+// byte-swapped.
+static_assert(std::endian::native == std::endian::little,
+              "the io layer assumes a little-endian host");
+
+// Little-endian bytes -> limbs (8·N bytes at p).
 template <size_t N>
 ff::Limbs<N> load_le(const uint8_t* p) {
   ff::Limbs<N> r;
-  std::memcpy(r.data(), p, 8 * N);  // x86-64 and every target we build for are little-endian
+  std::memcpy(r.data(), p, 8 * N);
   return r;
 }
 template <size_t N>
@@ -130,19 +136,9 @@ void store_le(const ff::Limbs<N>& x, uint8_t* p) {
   std::memcpy(p, x.data(), 8 * N);
 }
 
-// Appends little-endian integers to a byte vector (writers build small sections this way).
-inline void put_u32(std::vector<uint8_t>& out, uint32_t v) {
-  const auto* p = reinterpret_cast<const uint8_t*>(&v);
-  out.insert(out.end(), p, p + 4);
-}
-inline void put_u64(std::vector<uint8_t>& out, uint64_t v) {
-  const auto* p = reinterpret_cast<const uint8_t*>(&v);
-  out.insert(out.end(), p, p + 8);
-}
-
-// Writes the container: header, then each section as { id, size, payload } in the given order.
-// A sink receives the bytes in order (a file writer or a vector), so a 1 GB key is never held
-// twice; `payload(id, sink)` must emit exactly `size` bytes.
+// Where writers put bytes, in file order: a file (FileSink) or memory (VectorSink). Section sizes
+// are computed before the payload is written, so no seeking back is needed and a 1 GB key streams
+// out in chunks instead of being held twice.
 class ByteSink {
  public:
   virtual ~ByteSink() = default;
@@ -160,8 +156,8 @@ class VectorSink : public ByteSink {
   std::vector<uint8_t> out;
 };
 
-// Buffered file output; flush() (or the destructor, silently) writes the rest. Errors name the
-// path.
+// Buffered file output. close() writes the rest and reports errors (naming the path); the
+// destructor writes what it can silently, for unwinding after another error.
 class FileSink : public ByteSink {
  public:
   explicit FileSink(const std::string& path);
