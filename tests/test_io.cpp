@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <random>
 
 #include "io/binfile.hpp"
@@ -202,7 +203,7 @@ TEST(Zkey, MatchesItsCircuitAndHasSnarkjsSetupShape) {
       std::pair<G1Affine, const E::Pairing::G2Prepared*> pairs[] = {{pk.delta1, &neg_g2},
                                                                     {G1Affine::generator(), &d2}};
       EXPECT_TRUE(E::Pairing::product_is_one(pairs));
-      // Same for alpha/beta style: B1[i] and B2[i] are v_i(τ) in both groups.
+      // B1[i] and B2[i] are the same v_i(τ) in G1 and G2.
       for (size_t i = 0; i < pk.n_vars; i += 7) {
         auto b2 = E::Pairing::prepare(pk.b2[i]);
         std::pair<G1Affine, const E::Pairing::G2Prepared*> bb[] = {{pk.b1[i], &neg_g2},
@@ -280,6 +281,24 @@ TEST(Json, VkeyFromTheZkeyEqualsSnarkjsExport) {
     SCOPED_TRACE(name);
     const auto pk = read_zkey<E>(fixture(name + ".zkey"));
     EXPECT_EQ(vkey_to_json<E>(zk::verifying_key(pk)), text_of(fixture(name + ".vkey.json")));
+  }
+}
+
+TEST(Json, InputsSitOnTheirWires) {
+  // circom's wire order: 0 = 1, outputs, public inputs, private inputs (each in declaration order).
+  const std::vector<std::pair<std::string, std::vector<std::pair<std::string, size_t>>>> cases = {
+      {"multiplier", {{"a", 2}, {"b", 3}}},
+      {"mixed", {{"x", 4}, {"y", 5}, {"z", 6}, {"s", 7}}},
+      {"chain", {{"c", 2}, {"x0", 3}}}};
+  for (const auto& [c, wires] : cases) {
+    SCOPED_TRACE(c);
+    const auto input = nlohmann::json::parse(text_of(fixture(c + ".input.json")));
+    const auto w = read_wtns<E>(fixture(c + ".wtns"));
+    for (const auto& [name, wire] : wires) {
+      ff::Limbs<4> v;
+      ASSERT_TRUE(ff::from_decimal<4>(input.at(name).get<std::string>(), v)) << name;
+      EXPECT_EQ(w.values.at(wire), Fr::from_canonical(v)) << name;
+    }
   }
 }
 
