@@ -120,21 +120,52 @@ F pow_from_table(const std::vector<F>& pows, uint64_t e) {
   return r;
 }
 
-// In-place bit-reversal permutation of 2^k elements: each pair (i, bitrev(i)) is swapped once, by
-// the chunk that owns the smaller index, so chunks never touch the same pair.
+// In-place bit-reversal permutation of 2^k elements. Small arrays: each pair (i, bitrev(i)) is
+// swapped by the chunk owning the smaller index. Large arrays are cut into tiles so that every
+// memory touch is a run of kRun adjacent elements instead of one element per cache line: with
+// i = h·2^(k-b) + m·2^b + l (h, l < 2^b = kRun), bitrev_k(i) = bitrev_b(l)·2^(k-b) +
+// bitrev_(k-2b)(m)·2^b + bitrev_b(h), so tile m (kRun runs of kRun elements) maps onto tile
+// bitrev(m); both are loaded, then stored transposed, by the chunk owning min(m, bitrev(m)).
 template <class F>
 void bit_reverse_permute(F* a, unsigned k) {
   if (k < 2) return;
   const size_t n = size_t(1) << k;
+  constexpr unsigned b = 3;
+  constexpr size_t kRun = size_t(1) << b;
+  if (k <= 12) {  // <= 128 KiB of Fr: in cache anyway
+    for (size_t i = 0; i < n; ++i) {
+      const size_t j = bit_reverse(i, k);
+      if (i < j) std::swap(a[i], a[j]);
+    }
+    return;
+  }
+  const unsigned km = k - 2 * b;
   util::parallel_for(
-      n,
-      [&](size_t b, size_t e) {
-        for (size_t i = b; i < e; ++i) {
-          const size_t j = bit_reverse(i, k);
-          if (i < j) std::swap(a[i], a[j]);
+      size_t(1) << km,
+      [&](size_t mb, size_t me) {
+        F ta[kRun * kRun], tb[kRun * kRun];
+        auto load = [&](F* t, size_t m) {
+          for (size_t h = 0; h < kRun; ++h) {
+            const F* src = a + (h << (k - b)) + (m << b);
+            for (size_t l = 0; l < kRun; ++l) t[h * kRun + l] = src[l];
+          }
+        };
+        auto store = [&](const F* t, size_t m) {  // element (h, l) of t goes to tile m
+          for (size_t l = 0; l < kRun; ++l) {
+            F* dst = a + (bit_reverse(l, b) << (k - b)) + (m << b);
+            for (size_t h = 0; h < kRun; ++h) dst[bit_reverse(h, b)] = t[h * kRun + l];
+          }
+        };
+        for (size_t m = mb; m < me; ++m) {
+          const size_t mr = bit_reverse(m, km);
+          if (mr < m) continue;
+          load(ta, m);
+          if (mr != m) load(tb, mr);
+          store(ta, mr);
+          if (mr != m) store(tb, m);
         }
       },
-      kMinChunkElems);
+      std::max<size_t>(1, kMinChunkElems >> (2 * b)));
 }
 
 // Multiply the element of index j by c·g^j. See Scale<F>::apply.
@@ -287,6 +318,25 @@ void dit(F* a, unsigned k, size_t rs, const F* tw) {
     for (size_t s = 0; s < m; s += 2 * len) dit_layer<W>(a + s * rs, len, rs, tw + len);
 }
 
+// x[c] *= f·base^c for c < n (n a multiple of 4). Four interleaved power chains with step base^4:
+// one chain would wait out a full multiplication latency per element.
+template <class F>
+inline void twiddle_row(F* x, size_t n, const F& f, const F& base) {
+  const F b2 = base.square();
+  F p0 = f, p1 = f * base, p2 = f * b2, p3 = p1 * b2;
+  const F b4 = b2.square();
+  for (size_t c = 0; c < n; c += 4) {
+    x[c] *= p0;
+    x[c + 1] *= p1;
+    x[c + 2] *= p2;
+    x[c + 3] *= p3;
+    p0 *= b4;
+    p1 *= b4;
+    p2 *= b4;
+    p3 *= b4;
+  }
+}
+
 // ---- the plan of one transform size ----------------------------------------------------------
 
 template <class F>
@@ -340,13 +390,8 @@ struct Plan {
             F* x = a + r * sp.n2;
             F f = post.c;
             if (geo) f *= pow_from_table(gp, sp.row_exp(r, true));
-            if (r != 0 || !f.is_one()) {
-              const F base = pow_from_table(wp, bit_reverse(r, sp.k1));
-              for (size_t c = 0; c < sp.n2; ++c) {
-                x[c] *= f;
-                f *= base;
-              }
-            }
+            if (r != 0 || !f.is_one())
+              twiddle_row(x, sp.n2, f, pow_from_table(wp, bit_reverse(r, sp.k1)));
             dif<1>(x, sp.k2, 1, t);
             if (geo)
               for (size_t c = 0; c < sp.n2; ++c) x[c] *= col[c];
@@ -383,13 +428,8 @@ struct Plan {
             dit<1>(x, sp.k2, 1, t);
             F f = pre.c;
             if (geo) f *= pow_from_table(gp, sp.row_exp(r, true));
-            if (r != 0 || !f.is_one()) {
-              const F base = pow_from_table(wp, bit_reverse(r, sp.k1));
-              for (size_t c = 0; c < sp.n2; ++c) {
-                x[c] *= f;
-                f *= base;
-              }
-            }
+            if (r != 0 || !f.is_one())
+              twiddle_row(x, sp.n2, f, pow_from_table(wp, bit_reverse(r, sp.k1)));
           }
         },
         1);
