@@ -47,7 +47,7 @@ inline constexpr unsigned kDirectLog = 10;
 // four cache lines per row touch.
 inline constexpr size_t kTile = 8;
 // A sub-block of at most this many bytes runs its remaining layers in place (half of a 32 KiB L1d).
-inline constexpr size_t kLeafBytes = 16 * 1024;
+inline constexpr size_t kLeafBytes = size_t(16) << 10;
 // Parallel passes hand a thread at least this many elements.
 inline constexpr size_t kMinChunkElems = 4096;
 
