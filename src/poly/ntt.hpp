@@ -38,7 +38,12 @@ constexpr const char* to_string(Order o) {
 // The k-bit reversal of i (i < 2^k, k <= 64).
 inline uint64_t bit_reverse(uint64_t i, unsigned k) {
   if (k == 0) return 0;
-#if defined(__has_builtin) && __has_builtin(__builtin_bitreverse64)
+#if defined(__has_builtin)
+#if __has_builtin(__builtin_bitreverse64)
+#define SPLITPROVE_HAS_BITREVERSE64 1
+#endif
+#endif
+#ifdef SPLITPROVE_HAS_BITREVERSE64
   return __builtin_bitreverse64(i) >> (64 - k);
 #else
   uint64_t r = 0;
