@@ -30,6 +30,9 @@ using bls12_381::Pairing;
 using G1Codec = ec::ZcashCodec<bls12_381::G1>;
 using G2Codec = ec::ZcashCodec<bls12_381::G2>;
 
+// The seed of the benchmark's inputs (the test uses the same one).
+inline constexpr uint64_t kArithSeed = 0x5eeda4172024ull;
+
 struct ArithInputs {
   Fp fp_a, fp_b;
   Fr fr_a, fr_b;

@@ -21,7 +21,7 @@ using namespace splitprove::bench;
 namespace bls = splitprove::bls12_381;
 
 const ArithInputs& inputs() {
-  static const ArithInputs in = make_arith_inputs(0x5eed'a417'2024ull);
+  static const ArithInputs in = make_arith_inputs(kArithSeed);
   return in;
 }
 
