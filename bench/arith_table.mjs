@@ -127,7 +127,8 @@ const head = [
     `noble ${noble.version} on Node ${noble.node}: median CPU time of ${noble.repetitions} repetitions`,
   `ratios are splitprove ÷ peer (below 1: splitprove is faster); blst goal: ratio <= ${GOAL}`,
 ];
-process.stdout.write(head.map((l) => `- ${l}`).join("\n") + "\n\n" + rows.join("\n") + "\n");
+const markdown = head.map((l) => `- ${l}`).join("\n") + "\n\n" + rows.join("\n") + "\n";
+process.stdout.write(markdown);
 
 if (savePath) {
   const slim = {};
@@ -150,6 +151,11 @@ if (savePath) {
     noble: { version: noble.version, node: noble.node, repetitions: noble.repetitions,
              min_time_s: noble.min_time_s, results: nob },
   };
-  writeFileSync(savePath, JSON.stringify(raw, null, 1) + "\n");
+  raw.table_markdown = markdown;
+  try {
+    writeFileSync(savePath, JSON.stringify(raw, null, 1) + "\n");
+  } catch (e) {
+    fail(`--save ${savePath}: ${e.message}`);
+  }
   process.stderr.write(`arith_table: raw figures written to ${savePath}\n`);
 }

@@ -58,7 +58,10 @@ echo "bench-arith: @noble/curves peer, $reps repetitions" >&2
 
 cpu="$(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | sed 's/.*: //' || true)"
 save_args=()
-[[ -n "$save" ]] && save_args=(--save "$save")
+if [[ -n "$save" ]]; then
+  mkdir -p "$(dirname "$save")"
+  save_args=(--save "$save")
+fi
 node bench/arith_table.mjs "$tmp/splitprove.json" "$tmp/noble.json" "${save_args[@]}" \
   --meta "cpu=${cpu:-unknown}" --meta "nproc=$(nproc)" \
   --meta "compiler=$("$cxx" --version | head -n1)" --meta "pin=$pin_desc" \
