@@ -146,9 +146,7 @@ inline ArithInputs make_arith_inputs(uint64_t seed) {
     in.mp_g2 = {in.g2_pts[0].to_jacobian().mul(c).to_affine(), in.g2_pts[0]};
   }
 
-  auto fail = [](const std::string& what) {
-    throw Error("bench arith inputs: " + what);
-  };
+  auto fail = [](const std::string& what) { throw Error("bench arith inputs: " + what); };
   if (!is_cyclotomic(in.cyclotomic)) fail("cyclotomic input has conj(x)·x != 1");
   if (in.g1_p.Z.is_one() || in.g1_q.Z.is_one() || in.g2_p.Z.is_one() || in.g2_q.Z.is_one())
     fail("a Jacobian input has Z = 1 (the general addition would not be exercised)");

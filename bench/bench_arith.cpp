@@ -187,7 +187,8 @@ void pairing(benchmark::State& state) {
   benchmark::DoNotOptimize(idx);
 }
 
-void multi_pairing_2(benchmark::State& state) {  // e(P1,Q1)·e(P2,Q2) == 1, lines computed in the call
+// e(P1,Q1)·e(P2,Q2) == 1 with both G2 line sets computed in the call.
+void multi_pairing_2(benchmark::State& state) {
   size_t idx = 0, wrong = 0;
   for (auto _ : state) {
     const bool ok = two_pair_check(inputs().mp_g1, inputs().mp_g2, idx != 0);

@@ -36,8 +36,7 @@ TEST(BenchArith, InputsAreDeterministicAndSeedDependent) {
 }
 
 TEST(BenchArith, ScalarsHaveExactly255Bits) {
-  for (const Fr& s : {in().k, in().s_p, in().s_q})
-    EXPECT_EQ(ff::num_bits(s.to_canonical()), 255u);
+  for (const Fr& s : {in().k, in().s_p, in().s_q}) EXPECT_EQ(ff::num_bits(s.to_canonical()), 255u);
 }
 
 TEST(BenchArith, FieldChainsMatchPowers) {
@@ -174,12 +173,12 @@ TEST(BenchArith, DecodeRoundTripsAndRejects) {
   // The decode benchmark includes the subgroup check: a point outside it must be refused.
   G1Affine p1;
   G2Affine p2;
-  EXPECT_EQ(G1Codec::decode(G1Codec::encode(g1_point_outside_subgroup(), true), p1,
-                            bls::g1_in_subgroup),
-            ec::DecodeError::kNotInSubgroup);
-  EXPECT_EQ(G2Codec::decode(G2Codec::encode(g2_point_outside_subgroup(), true), p2,
-                            bls::g2_in_subgroup),
-            ec::DecodeError::kNotInSubgroup);
+  EXPECT_EQ(
+      G1Codec::decode(G1Codec::encode(g1_point_outside_subgroup(), true), p1, bls::g1_in_subgroup),
+      ec::DecodeError::kNotInSubgroup);
+  EXPECT_EQ(
+      G2Codec::decode(G2Codec::encode(g2_point_outside_subgroup(), true), p2, bls::g2_in_subgroup),
+      ec::DecodeError::kNotInSubgroup);
 }
 
 TEST(BenchArith, PairingPartsCompose) {
