@@ -53,6 +53,7 @@ TYPED_TEST(FieldAxioms, Inverse) {
     F a = rand_elem<F>();
     EXPECT_EQ(a * a.inverse(), F::one());
     EXPECT_EQ(a.inverse().inverse(), a);
+    EXPECT_EQ(a.inverse_vartime(), a.inverse());
   }
 }
 
@@ -97,6 +98,12 @@ TYPED_TEST(PrimeField, SmallIntegersAndPow) {
   // Fermat: a^(p-1) = 1 for a != 0.
   EXPECT_EQ(a.pow(F::P_MINUS_1), F::one());
   EXPECT_EQ(F::zero().inverse(), F::zero());
+  EXPECT_EQ(F::zero().inverse_vartime(), F::zero());
+  for (F x : {F::one(), -F::one(), F::from_u64(2), a}) {
+    EXPECT_EQ(x.inverse_vartime(), x.inverse());
+    EXPECT_EQ(x.half().dbl(), x);
+    EXPECT_EQ(x.half(), x * F::from_u64(2).inverse());
+  }
   EXPECT_EQ(ff::mul_small(a, 11), a * F::from_u64(11));
 }
 

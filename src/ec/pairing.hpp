@@ -48,18 +48,17 @@ struct Pairing {
     G2Prepared out;
     out.inf = q.inf;
     if (q.inf) return out;
-    const Fp two_inv = Fp::from_u64(2).inverse();
     const Fp2 b3 = P::G2Params::b().dbl() + P::G2Params::b();  // 3b'
     Fp2 X = q.x, Y = q.y, Z = Fp2::one();
     out.lines.reserve(2 * 64);
     const int top = 63 - __builtin_clzll(P::X);
     for (int i = top - 1; i >= 0; --i) {
       {  // doubling step
-        Fp2 a = (X * Y) * two_inv;
+        Fp2 a = (X * Y).half();
         Fp2 b = Y.square(), c = Z.square();
         Fp2 e = b3 * c;
         Fp2 f = e.dbl() + e;
-        Fp2 g = (b + f) * two_inv;
+        Fp2 g = (b + f).half();
         Fp2 h = (Y + Z).square() - (b + c);
         Fp2 ii = e - b;
         Fp2 j = X.square();
@@ -126,7 +125,8 @@ struct Pairing {
 
   static Fp12 final_exponentiation(const Fp12& f) {
     // Easy part: f^(p^6 - 1) = conj(f)/f, then ^(p^2 + 1).
-    Fp12 t = f.conj() * f.inverse();
+    // Pairing inputs are public (verification), so the variable-time inverse is safe here.
+    Fp12 t = f.conj() * f.inverse_vartime();
     t = t.frobenius(2) * t;
     // Hard part: t^((x-1)^2 (x+p)(x^2+p^2-1) + 3).
     Fp12 a = cyclotomic_exp_x(t) * t.conj();                  // t^(x-1)

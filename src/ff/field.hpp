@@ -66,6 +66,7 @@ class Field {
   static constexpr uint64_t INV = neg_inv64(MOD[0]);  // -p^-1 mod 2^64
   static constexpr Repr R1 = pow2_mod(MOD, 64 * N);    // Montgomery form of 1
   static constexpr Repr R2 = pow2_mod(MOD, 128 * N);   // R^2 mod p, converts into Montgomery form
+  static constexpr Repr R3 = pow2_mod(MOD, 192 * N);   // R^3 mod p, for inverse_vartime
 
   constexpr Field() : v_{} {}
 
@@ -176,8 +177,45 @@ class Field {
   }
   constexpr Field pow(uint64_t e) const { return pow(Limbs<1>{e}); }
 
-  // Multiplicative inverse by Fermat (a^(p-2)); the inverse of zero is zero.
+  // Multiplicative inverse by Fermat (a^(p-2)); the inverse of zero is zero. Constant time.
   constexpr Field inverse() const { return pow(P_MINUS_2); }
+
+  // The same inverse by the binary extended Euclidean algorithm (HAC 14.61), whose running time
+  // depends on the value: for public data only (pairing inputs, decoded points). About 6x faster
+  // than Fermat for BLS12-381 Fp (~2·381 halvings and ~381 subtractions instead of ~570 products).
+  // On the raw Montgomery value u = aR it computes u^-1, then u^-1·R^3·R^-1 = a^-1·R.
+  Field inverse_vartime() const {
+    if (is_zero()) return *this;
+    Repr u = v_, v = MOD, x1 = ff::from_u64<N>(1), x2{};
+    auto halve = [](Repr& a, Repr& xa) {  // a even: a/2, and xa/2 mod p (xa + p fits: spare bit)
+      a = shr(a, 1);
+      if (xa[0] & 1) add_rt(xa, xa, MOD);
+      xa = shr(xa, 1);
+    };
+    auto is_one_raw = [](const Repr& a) { return a == ff::from_u64<N>(1); };
+    while (!is_one_raw(u) && !is_one_raw(v)) {
+      while (!(u[0] & 1)) halve(u, x1);
+      while (!(v[0] & 1)) halve(v, x2);
+      if (cmp_limbs(u, v) >= 0) {
+        sub_rt(u, u, v);
+        if (sub_rt(x1, x1, x2)) add_rt(x1, x1, MOD);
+      } else {
+        sub_rt(v, v, u);
+        if (sub_rt(x2, x2, x1)) add_rt(x2, x2, MOD);
+      }
+    }
+    return from_mont(mont_mul(is_one_raw(u) ? x1 : x2, R3));
+  }
+
+  // x/2: (aR)/2 = (a/2)R, so add p when the raw value is odd (no carry out: spare bit) and shift.
+  // Branch-free; a few additions instead of a product by 1/2.
+  constexpr Field half() const {
+    Repr m, t;
+    const uint64_t mask = 0 - (v_[0] & 1);
+    for (size_t i = 0; i < N; ++i) m[i] = MOD[i] & mask;
+    add_rt(t, v_, m);
+    return from_mont(shr(t, 1));
+  }
 
   // Legendre symbol: 1 for a non-zero square, -1 for a non-square, 0 for zero.
   int legendre() const {

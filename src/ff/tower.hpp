@@ -65,6 +65,12 @@ struct Fp2 {
     Fp t = norm().inverse();
     return {c0 * t, -(c1 * t)};
   }
+  // For public data only (see Field::inverse_vartime).
+  Fp2 inverse_vartime() const {
+    Fp t = norm().inverse_vartime();
+    return {c0 * t, -(c1 * t)};
+  }
+  Fp2 half() const { return {c0.half(), c1.half()}; }
   // x·xi = (XI0·c0 - c1) + (c0 + XI0·c1) u
   Fp2 mul_by_xi() const {
     return {mul_small(c0, T::XI0) - c1, c0 + mul_small(c1, T::XI0)};
@@ -156,11 +162,15 @@ struct Fp6 {
   }
   // x·(b1 v)
   Fp6 mul_by_1(const F2& b1) const { return {(c2 * b1).mul_by_xi(), c0 * b1, c1 * b1}; }
-  Fp6 inverse() const {
+  Fp6 inverse() const { return inverse_impl<false>(); }
+  Fp6 inverse_vartime() const { return inverse_impl<true>(); }
+  template <bool kVarTime>
+  Fp6 inverse_impl() const {
     F2 t0 = c0.square() - (c1 * c2).mul_by_xi();
     F2 t1 = c2.square().mul_by_xi() - c0 * c1;
     F2 t2 = c1.square() - c0 * c2;
-    F2 d = ((c2 * t1 + c1 * t2).mul_by_xi() + c0 * t0).inverse();
+    F2 n = (c2 * t1 + c1 * t2).mul_by_xi() + c0 * t0;
+    F2 d = kVarTime ? n.inverse_vartime() : n.inverse();
     return {t0 * d, t1 * d, t2 * d};
   }
   Fp6 frobenius(unsigned k) const;
@@ -195,6 +205,11 @@ struct Fp12 {
   Fp12 conj() const { return {c0, -c1}; }
   Fp12 inverse() const {
     F6 t = (c0.square() - c1.square().mul_by_v()).inverse();
+    return {c0 * t, -(c1 * t)};
+  }
+  // For public data only (see Field::inverse_vartime).
+  Fp12 inverse_vartime() const {
+    F6 t = (c0.square() - c1.square().mul_by_v()).inverse_vartime();
     return {c0 * t, -(c1 * t)};
   }
   Fp12 frobenius(unsigned k) const;
