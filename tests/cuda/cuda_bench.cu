@@ -7,6 +7,10 @@
 //                     by memory as much as by the multiplier (the shape of a pointwise H step);
 //   mul_chain<K>      each thread multiplies its element K = 64 times in a row and writes once:
 //                     the multiplier's throughput with memory out of the way.
+//   g1_madd           G1 mixed additions (XYZZ += affine), 64 per thread into one accumulator,
+//                     over 2^16 distinct points (6 MiB: L2-resident, so this is the adder's
+//                     throughput), with the field products inlined (Fp) and called (FpNoinline):
+//                     the trade the MSM kernels make between speed and compile time.
 // Inputs are random reduced elements made on the GPU; the first 4096 results of each elementwise
 // run are checked against the CPU field (a wrong kernel is not timed). Times are CUDA-event medians
 // over `reps` runs after 2 warm-ups; a device-to-device copy of the same bytes gives the memory
@@ -14,10 +18,12 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
 
 #include "cuda/device.hpp"
+#include "cuda/ec.cuh"
 #include "cuda/ff.cuh"
 #include "cuda/runtime.cuh"
 
@@ -66,6 +72,16 @@ __global__ void mul_chain(const F* a, const F* b, F* out, size_t n) {
     for (int k = 0; k < kChain; ++k) x = x * y;
     x.store(out + i);
   }
+}
+
+template <class F>
+__global__ void g1_madd_kernel(const AffinePoint<F>* pts, size_t m, XyzzPoint<F>* out, size_t threads) {
+  const size_t t = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (t >= threads) return;
+  XyzzPoint<F> acc = XyzzPoint<F>::infinity();
+#pragma unroll 1
+  for (int k = 0; k < kChain; ++k) acc += load_affine<F>(pts + (t + size_t(k) * threads) % m);
+  acc.store(out + t);
 }
 
 float median(std::vector<float> v) {
@@ -147,6 +163,61 @@ int run_field(const char* name, size_t log2_n, int reps) {
   return 0;
 }
 
+// 2^18 threads x 64 mixed additions over 2^16 multiples of G; thread t adds points
+// (t + k·2^18) mod 2^16, and a few threads' sums are checked against the CPU curve.
+template <class F>
+int run_g1_madd(const char* name, int reps) {
+  using HG1 = bls12_381::G1;
+  constexpr size_t m = size_t(1) << 16, threads = size_t(1) << 18;
+  static std::vector<HG1::Affine> host_pts = [] {
+    std::vector<HG1::Jacobian> j(m);
+    HG1::Jacobian acc = HG1::Jacobian::identity();
+    for (size_t i = 0; i < m; ++i) j[i] = acc += HG1::Affine::generator();
+    std::vector<HG1::Affine> a(m);
+    HG1::batch_to_affine(j, a);
+    return a;
+  }();
+  std::vector<uint64_t> limbs(m * 12);
+  for (size_t i = 0; i < m; ++i) {
+    std::memcpy(&limbs[i * 12], host_pts[i].x.mont().data(), 48);
+    std::memcpy(&limbs[i * 12 + 6], host_pts[i].y.mont().data(), 48);
+  }
+  Stream s;
+  DeviceBuffer<AffinePoint<F>> pts(m);
+  DeviceBuffer<XyzzPoint<F>> out(threads);
+  pts.upload(reinterpret_cast<const AffinePoint<F>*>(limbs.data()), s);
+  auto launch = [&] {
+    g1_madd_kernel<F><<<unsigned(threads / 128), 128, 0, s>>>(pts.get(), m, out.get(), threads);
+  };
+  launch();
+  SPLITPROVE_CUDA_CHECK_LAUNCH();
+  std::vector<uint64_t> res(threads * 24);
+  out.download(reinterpret_cast<XyzzPoint<F>*>(res.data()), s);
+  s.sync();
+  for (size_t t : {size_t(0), size_t(1), size_t(4097), threads - 1}) {
+    HG1::Jacobian want = HG1::Jacobian::identity();
+    for (size_t k = 0; k < size_t(kChain); ++k) want += host_pts[(t + k * threads) % m];
+    auto fp = [&](size_t c) {
+      bls12_381::Fp::Repr r;
+      std::memcpy(r.data(), &res[t * 24 + 6 * c], 48);
+      return bls12_381::Fp::from_mont(r);
+    };
+    if (!(HG1::Xyzz{fp(0), fp(1), fp(2), fp(3)}.to_affine() == want.to_affine())) {
+      std::printf("%s: MISMATCH in thread %zu: GPU sum differs from the CPU curve; not timed\n", name, t);
+      return 1;
+    }
+  }
+  cudaFuncAttributes attr{};
+  SPLITPROVE_CUDA_CHECK(cudaFuncGetAttributes(&attr, g1_madd_kernel<F>));
+  const float ms = time_ms(launch, reps, s);
+  const double adds = double(threads) * kChain;
+  std::printf("%-14s 2^18 threads x %d  %8.3f ms  %7.3f Gmadd/s  regs/thread %d, stack %zu B\n", name,
+              kChain, ms, adds / (ms / 1e3) / 1e9, attr.numRegs, size_t(attr.localSizeBytes));
+  std::printf("RESULT %s madds=%.0f ms=%.4f gmadd_s=%.4f regs=%d\n", name, adds, ms,
+              adds / (ms / 1e3) / 1e9, attr.numRegs);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -168,6 +239,8 @@ int main(int argc, char** argv) {
   try {
     int rc = run_field<Fr>("fr", log2_n, reps);
     rc |= run_field<Fp>("fp", log2_n, reps);
+    rc |= run_g1_madd<Fp>("g1_madd_inline", reps);
+    rc |= run_g1_madd<FpNoinline>("g1_madd_call", reps);
     return rc;
   } catch (const Error& e) {
     std::printf("error: %s\n", e.what());
