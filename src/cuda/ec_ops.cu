@@ -33,8 +33,8 @@ __device__ void block_tree_sum(Xyzz* sh) {
   }
 }
 
-__global__ void __launch_bounds__(kSumThreads) sum_affine_kernel(const Affine* pts, size_t n,
-                                                                 Xyzz* partial) {
+__global__ void __launch_bounds__(kSumThreads)
+    sum_affine_kernel(const Affine* pts, size_t n, Xyzz* partial) {
   __shared__ Xyzz sh[kSumThreads];
   Xyzz acc = Xyzz::infinity();
   for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
@@ -45,7 +45,8 @@ __global__ void __launch_bounds__(kSumThreads) sum_affine_kernel(const Affine* p
   if (threadIdx.x == 0) sh[0].store(partial + blockIdx.x);
 }
 
-__global__ void __launch_bounds__(kSumThreads) sum_xyzz_kernel(const Xyzz* in, size_t n, Xyzz* out) {
+__global__ void __launch_bounds__(kSumThreads)
+    sum_xyzz_kernel(const Xyzz* in, size_t n, Xyzz* out) {
   __shared__ Xyzz sh[kSumThreads];
   Xyzz acc = Xyzz::infinity();
   for (size_t i = threadIdx.x; i < n; i += blockDim.x) acc += Xyzz::load(in + i);
@@ -61,9 +62,12 @@ __global__ void point_kernel(const Xyzz* p, const void* q, Xyzz* out, size_t n) 
   for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
        i += size_t(gridDim.x) * blockDim.x) {
     Xyzz r = Xyzz::load(p + i);
-    if constexpr (op == PointOp::add) r += Xyzz::load(static_cast<const Xyzz*>(q) + i);
-    else if constexpr (op == PointOp::add_affine) r += load_affine<FpNoinline>(static_cast<const Affine*>(q) + i);
-    else r = r.dbl();
+    if constexpr (op == PointOp::add)
+      r += Xyzz::load(static_cast<const Xyzz*>(q) + i);
+    else if constexpr (op == PointOp::add_affine)
+      r += load_affine<FpNoinline>(static_cast<const Affine*>(q) + i);
+    else
+      r = r.dbl();
     r.store(out + i);
   }
 }
@@ -74,8 +78,8 @@ void check_points(const void* d, size_t count, size_t coords, const char* name,
   const size_t total = count * coords;
   size_t i = first_unreduced(static_cast<const FpNoinline*>(d), total, s);
   if (i < total)
-    throw Error(std::string(name) + "[" + std::to_string(i / coords) + "]." + coord_names[i % coords] +
-                " is not < p (not a reduced field element)");
+    throw Error(std::string(name) + "[" + std::to_string(i / coords) + "]." +
+                coord_names[i % coords] + " is not < p (not a reduced field element)");
 }
 constexpr const char* kAffineNames[] = {"x", "y"};
 constexpr const char* kXyzzNames[] = {"X", "Y", "ZZ", "ZZZ"};
@@ -85,7 +89,8 @@ void point_op(const char* what, const uint64_t* p, const uint64_t* q, uint64_t* 
   with_context(what, [&] {
     if (n == 0) return;
     const bool binary = op != PointOp::dbl;
-    if (!p || !out || (binary && !q)) throw Error("null array for " + std::to_string(n) + " points");
+    if (!p || !out || (binary && !q))
+      throw Error("null array for " + std::to_string(n) + " points");
     Stream s;
     DeviceBuffer<Xyzz> dp(n), dout(n);
     dp.upload(reinterpret_cast<const Xyzz*>(p), s);
@@ -116,8 +121,8 @@ void g1_sum_affine(const uint64_t* points, size_t n, uint64_t* out_xyzz) {
     if (!out_xyzz || (n && !points)) throw Error("null array for " + std::to_string(n) + " points");
     Stream s;
     const size_t blocks_wanted = (n + kSumThreads - 1) / kSumThreads;
-    const unsigned blocks = unsigned(blocks_wanted < kMaxSumBlocks ? (blocks_wanted ? blocks_wanted : 1)
-                                                                   : kMaxSumBlocks);
+    const unsigned blocks = unsigned(
+        blocks_wanted < kMaxSumBlocks ? (blocks_wanted ? blocks_wanted : 1) : kMaxSumBlocks);
     DeviceBuffer<Affine> dpts(n);
     DeviceBuffer<Xyzz> partial(blocks), dout(1);
     dpts.upload(reinterpret_cast<const Affine*>(points), s);

@@ -5,9 +5,9 @@
 // test suite runs this very code against ff::Field.
 //
 // Memory layout: an element is the same bytes as the host's Limbs<n/2> (64-bit limbs,
-// little-endian, and limb 2k of the 32-bit view is the low half of 64-bit limb k), so arrays of host
-// Montgomery limbs are copied to the GPU as they are. Elements are always fully reduced (< p); every
-// operation assumes that of its inputs and keeps it.
+// little-endian, and limb 2k of the 32-bit view is the low half of 64-bit limb k), so arrays of
+// host Montgomery limbs are copied to the GPU as they are. Elements are always fully reduced (< p);
+// every operation assumes that of its inputs and keeps it.
 //
 // The constants (p, R mod p, R^2 mod p, -p^-1 mod 2^32) are not written here: they are split from
 // the host field's constexpr MOD, R1, R2 and INV at compile time.
@@ -101,14 +101,14 @@ class alignas(16) Mont {
 
   SPLITPROVE_HD static Mont zero() {
     Mont r;
-SPLITPROVE_UNROLL
+    SPLITPROVE_UNROLL
     for (size_t i = 0; i < n; ++i) r.v[i] = 0;
     return r;
   }
   SPLITPROVE_HD static Mont one() { return from_raw(T::c().one); }
   SPLITPROVE_HD static Mont from_raw(const uint32_t* p) {
     Mont r;
-SPLITPROVE_UNROLL
+    SPLITPROVE_UNROLL
     for (size_t i = 0; i < n; ++i) r.v[i] = p[i];
     return r;
   }
@@ -119,7 +119,7 @@ SPLITPROVE_UNROLL
     Mont r;
 #if defined(__CUDA_ARCH__)
     const uint4* q = static_cast<const uint4*>(p);
-SPLITPROVE_UNROLL
+    SPLITPROVE_UNROLL
     for (size_t i = 0; i < n / 4; ++i) {
       uint4 w = q[i];
       r.v[4 * i] = w.x, r.v[4 * i + 1] = w.y, r.v[4 * i + 2] = w.z, r.v[4 * i + 3] = w.w;
@@ -132,8 +132,9 @@ SPLITPROVE_UNROLL
   SPLITPROVE_HD void store(void* p) const {
 #if defined(__CUDA_ARCH__)
     uint4* q = static_cast<uint4*>(p);
-SPLITPROVE_UNROLL
-    for (size_t i = 0; i < n / 4; ++i) q[i] = make_uint4(v[4 * i], v[4 * i + 1], v[4 * i + 2], v[4 * i + 3]);
+    SPLITPROVE_UNROLL
+    for (size_t i = 0; i < n / 4; ++i)
+      q[i] = make_uint4(v[4 * i], v[4 * i + 1], v[4 * i + 2], v[4 * i + 3]);
 #else
     std::memcpy(p, v, sizeof(v));
 #endif
@@ -141,7 +142,7 @@ SPLITPROVE_UNROLL
 
   SPLITPROVE_HD bool is_zero() const {
     uint32_t acc = 0;
-SPLITPROVE_UNROLL
+    SPLITPROVE_UNROLL
     for (size_t i = 0; i < n; ++i) acc |= v[i];
     return acc == 0;
   }
@@ -149,14 +150,14 @@ SPLITPROVE_UNROLL
   SPLITPROVE_HD bool is_reduced() const {
     const uint32_t* p = T::c().mod;
     (void)ptx::sub_cc(v[0], p[0]);
-SPLITPROVE_UNROLL
+    SPLITPROVE_UNROLL
     for (size_t i = 1; i < n; ++i) (void)ptx::subc_cc(v[i], p[i]);
     return ptx::subc(0, 0) != 0;  // borrowed
   }
   // Elements are fully reduced, so equality is equality of limbs.
   friend SPLITPROVE_HD bool operator==(const Mont& a, const Mont& b) {
     uint32_t acc = 0;
-SPLITPROVE_UNROLL
+    SPLITPROVE_UNROLL
     for (size_t i = 0; i < n; ++i) acc |= a.v[i] ^ b.v[i];
     return acc == 0;
   }
@@ -166,7 +167,7 @@ SPLITPROVE_UNROLL
   friend SPLITPROVE_HD Mont operator+(const Mont& a, const Mont& b) {
     Mont r;
     r.v[0] = ptx::add_cc(a.v[0], b.v[0]);
-SPLITPROVE_UNROLL
+    SPLITPROVE_UNROLL
     for (size_t i = 1; i < n - 1; ++i) r.v[i] = ptx::addc_cc(a.v[i], b.v[i]);
     r.v[n - 1] = ptx::addc(a.v[n - 1], b.v[n - 1]);
     r.reduce_once();
@@ -177,11 +178,11 @@ SPLITPROVE_UNROLL
     const uint32_t* p = T::c().mod;
     Mont r;
     r.v[0] = ptx::sub_cc(a.v[0], b.v[0]);
-SPLITPROVE_UNROLL
+    SPLITPROVE_UNROLL
     for (size_t i = 1; i < n; ++i) r.v[i] = ptx::subc_cc(a.v[i], b.v[i]);
     const uint32_t mask = ptx::subc(0, 0);  // all ones when a < b
     r.v[0] = ptx::add_cc(r.v[0], p[0] & mask);
-SPLITPROVE_UNROLL
+    SPLITPROVE_UNROLL
     for (size_t i = 1; i < n - 1; ++i) r.v[i] = ptx::addc_cc(r.v[i], p[i] & mask);
     r.v[n - 1] = ptx::addc(r.v[n - 1], p[n - 1] & mask);
     return r;
@@ -192,7 +193,7 @@ SPLITPROVE_UNROLL
     const uint32_t mask = is_zero() ? 0u : 0xffffffffu;
     Mont r;
     r.v[0] = ptx::sub_cc(p[0] & mask, v[0]);
-SPLITPROVE_UNROLL
+    SPLITPROVE_UNROLL
     for (size_t i = 1; i < n - 1; ++i) r.v[i] = ptx::subc_cc(p[i] & mask, v[i]);
     r.v[n - 1] = ptx::subc(p[n - 1] & mask, v[n - 1]);
     return r;
@@ -202,8 +203,10 @@ SPLITPROVE_UNROLL
   // Montgomery product a·b·R^-1 mod p: CIOS over 32-bit limbs, each row's products split into
   // two carry chains (below). Needs a < p and p < 2^(32n-1); b may be any n-limb integer.
   friend SPLITPROVE_HD Mont operator*(const Mont& a, const Mont& b) {
-    if constexpr (kInlineMul) return mul(a, b.v);
-    else return mul_call(a, b);
+    if constexpr (kInlineMul)
+      return mul(a, b.v);
+    else
+      return mul_call(a, b);
   }
   // Squaring is the general product for now (a dedicated square saves ~n^2/2 of the 2n^2
   // limb products: a later increment).
@@ -224,7 +227,10 @@ SPLITPROVE_UNROLL
 #if defined(__CUDACC__)
   __host__ __device__ __noinline__
 #endif
-  static Mont mul_call(Mont a, Mont b) { return mul(a, b.v); }
+      static Mont
+      mul_call(Mont a, Mont b) {
+    return mul(a, b.v);
+  }
 
   // ---- the Montgomery product -------------------------------------------------------------------
   //
@@ -232,8 +238,8 @@ SPLITPROVE_UNROLL
   // The n limb products a_j·b_i are 64 bits wide; the low half lands on limb j, the high half on
   // limb j+1, so the products of even j tile the limbs (0,1),(2,3),... and those of odd j the limbs
   // (1,2),(3,4),... Each family is one carry chain of mad.lo.cc/madc.hi.cc with no overlap inside
-  // it. So T is held as two n-limb arrays, T = X + 2^32·Y: X gathers the even-j products (aligned at
-  // limb 0), Y the odd-j products (aligned at limb 1).
+  // it. So T is held as two n-limb arrays, T = X + 2^32·Y: X gathers the even-j products (aligned
+  // at limb 0), Y the odd-j products (aligned at limb 1).
   //
   // After the reduction X[0] = 0, and the division by 2^32 is a renaming: T/2^32 = Y + (X >> 32),
   // so Y becomes the aligned-at-0 array of the next row, and X shifted down by two limbs (X[k+2]
@@ -258,7 +264,7 @@ SPLITPROVE_UNROLL
     reduce_row(X, Y, p, X[0] * m0);
 
     // Rows 1..n-1; the aligned-at-0 array alternates Y, X, Y, ... (n even: row n-1 uses Y).
-SPLITPROVE_UNROLL
+    SPLITPROVE_UNROLL
     for (size_t i = 1; i < n - 1; i += 2) {
       row(Y, X, a.v, b[i], p, m0);
       row(X, Y, a.v, b[i + 1], p, m0);
@@ -268,7 +274,7 @@ SPLITPROVE_UNROLL
     // Result T/2^32 = X + (Y >> 32): Y is aligned at 0 with Y[0] = 0, X at 1.
     Mont r;
     r.v[0] = ptx::add_cc(X[0], Y[1]);
-SPLITPROVE_UNROLL
+    SPLITPROVE_UNROLL
     for (size_t k = 1; k < n - 1; ++k) r.v[k] = ptx::addc_cc(X[k], Y[k + 1]);
     r.v[n - 1] = ptx::addc(X[n - 1], 0);
     r.reduce_once();
@@ -279,17 +285,18 @@ SPLITPROVE_UNROLL
   // acc[j] = lo(a[j]·b), acc[j+1] = hi(a[j]·b) for even j < n (products of a[0], a[2], ...; pass
   // a + 1 for the odd ones).
   SPLITPROVE_HD static void mul_pairs(uint32_t* acc, const uint32_t* a, uint32_t b) {
-SPLITPROVE_UNROLL
+    SPLITPROVE_UNROLL
     for (size_t j = 0; j < n; j += 2) {
       acc[j] = ptx::mul_lo(a[j], b);
       acc[j + 1] = ptx::mul_hi(a[j], b);
     }
   }
-  // acc += the same pairs, in one carry chain started here; the carry out of acc[n-1] is left in CF.
+  // acc += the same pairs, in one carry chain started here; the carry out of acc[n-1] is left in
+  // CF.
   SPLITPROVE_HD static void mad_pairs(uint32_t* acc, const uint32_t* a, uint32_t b) {
     acc[0] = ptx::mad_lo_cc(a[0], b, acc[0]);
     acc[1] = ptx::madc_hi_cc(a[0], b, acc[1]);
-SPLITPROVE_UNROLL
+    SPLITPROVE_UNROLL
     for (size_t j = 2; j < n; j += 2) {
       acc[j] = ptx::madc_lo_cc(a[j], b, acc[j]);
       acc[j + 1] = ptx::madc_hi_cc(a[j], b, acc[j + 1]);
@@ -308,7 +315,7 @@ SPLITPROVE_UNROLL
     // T_prev/2^32 = x + (y >> 32): y[1] joins x[0]; y[k+2] moves to y[k] (weight 2^(32(k+1)))
     // while the odd products a[2j+1]·b_i are added on the way, continuing the carry of x[0].
     x[0] = ptx::add_cc(x[0], y[1]);
-SPLITPROVE_UNROLL
+    SPLITPROVE_UNROLL
     for (size_t j = 0; j < n - 2; j += 2) {
       y[j] = ptx::madc_lo_cc(a[j + 1], bi, y[j + 2]);
       y[j + 1] = ptx::madc_hi_cc(a[j + 1], bi, y[j + 3]);
@@ -326,10 +333,10 @@ SPLITPROVE_UNROLL
     const uint32_t* p = T::c().mod;
     uint32_t t[n];
     t[0] = ptx::sub_cc(v[0], p[0]);
-SPLITPROVE_UNROLL
+    SPLITPROVE_UNROLL
     for (size_t i = 1; i < n; ++i) t[i] = ptx::subc_cc(v[i], p[i]);
     const uint32_t keep = ptx::subc(0, 0);  // all ones when v < p
-SPLITPROVE_UNROLL
+    SPLITPROVE_UNROLL
     for (size_t i = 0; i < n; ++i) v[i] = (v[i] & keep) | (t[i] & ~keep);
   }
 };

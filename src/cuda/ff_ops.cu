@@ -10,14 +10,22 @@ namespace splitprove::cuda {
 
 const char* field_op_name(FieldOp op) {
   switch (op) {
-    case FieldOp::add: return "add";
-    case FieldOp::sub: return "sub";
-    case FieldOp::mul: return "mul";
-    case FieldOp::sqr: return "sqr";
-    case FieldOp::neg: return "neg";
-    case FieldOp::dbl: return "dbl";
-    case FieldOp::to_mont: return "to_mont";
-    case FieldOp::from_mont: return "from_mont";
+    case FieldOp::add:
+      return "add";
+    case FieldOp::sub:
+      return "sub";
+    case FieldOp::mul:
+      return "mul";
+    case FieldOp::sqr:
+      return "sqr";
+    case FieldOp::neg:
+      return "neg";
+    case FieldOp::dbl:
+      return "dbl";
+    case FieldOp::to_mont:
+      return "to_mont";
+    case FieldOp::from_mont:
+      return "from_mont";
   }
   return "?";
 }
@@ -30,14 +38,22 @@ namespace {
 
 template <class F, FieldOp op>
 __device__ __forceinline__ F apply_one(const F& a, const F& b) {
-  if constexpr (op == FieldOp::add) return a + b;
-  else if constexpr (op == FieldOp::sub) return a - b;
-  else if constexpr (op == FieldOp::mul) return a * b;
-  else if constexpr (op == FieldOp::sqr) return a.sqr();
-  else if constexpr (op == FieldOp::neg) return -a;
-  else if constexpr (op == FieldOp::dbl) return a.dbl();
-  else if constexpr (op == FieldOp::to_mont) return a.to_mont();
-  else return a.from_mont();
+  if constexpr (op == FieldOp::add)
+    return a + b;
+  else if constexpr (op == FieldOp::sub)
+    return a - b;
+  else if constexpr (op == FieldOp::mul)
+    return a * b;
+  else if constexpr (op == FieldOp::sqr)
+    return a.sqr();
+  else if constexpr (op == FieldOp::neg)
+    return -a;
+  else if constexpr (op == FieldOp::dbl)
+    return a.dbl();
+  else if constexpr (op == FieldOp::to_mont)
+    return a.to_mont();
+  else
+    return a.from_mont();
 }
 
 template <class F, FieldOp op>
@@ -62,8 +78,10 @@ void launch(FieldOp op, const F* a, const F* b, F* out, size_t n, cudaStream_t s
   constexpr unsigned kThreads = 256;
   const unsigned blocks = grid_for(n, kThreads);
   switch (op) {
-#define SPLITPROVE_CASE(o) \
-  case FieldOp::o: apply_kernel<F, FieldOp::o><<<blocks, kThreads, 0, s>>>(a, b, out, n); break;
+#define SPLITPROVE_CASE(o)                                                 \
+  case FieldOp::o:                                                         \
+    apply_kernel<F, FieldOp::o><<<blocks, kThreads, 0, s>>>(a, b, out, n); \
+    break;
     SPLITPROVE_CASE(add)
     SPLITPROVE_CASE(sub)
     SPLITPROVE_CASE(mul)
@@ -84,7 +102,8 @@ void apply(const char* field, FieldOp op, const uint64_t* a, const uint64_t* b, 
   with_context(what.c_str(), [&] {
     if (n == 0) return;
     const bool unary = field_op_is_unary(op);
-    if (!a || !out || (!unary && !b)) throw Error("null array for " + std::to_string(n) + " elements");
+    if (!a || !out || (!unary && !b))
+      throw Error("null array for " + std::to_string(n) + " elements");
     Stream s;
     DeviceBuffer<F> da(n), db(unary ? 0 : n), dout(n);
     da.upload(reinterpret_cast<const F*>(a), s);
@@ -125,7 +144,11 @@ void fr_apply(FieldOp op, const uint64_t* a, const uint64_t* b, uint64_t* out, s
 void fp_apply(FieldOp op, const uint64_t* a, const uint64_t* b, uint64_t* out, size_t n) {
   apply<Fp>("fp", op, a, b, out, n);
 }
-void fr_eq(const uint64_t* a, const uint64_t* b, uint8_t* out, size_t n) { eq<Fr>("fr", a, b, out, n); }
-void fp_eq(const uint64_t* a, const uint64_t* b, uint8_t* out, size_t n) { eq<Fp>("fp", a, b, out, n); }
+void fr_eq(const uint64_t* a, const uint64_t* b, uint8_t* out, size_t n) {
+  eq<Fr>("fr", a, b, out, n);
+}
+void fp_eq(const uint64_t* a, const uint64_t* b, uint8_t* out, size_t n) {
+  eq<Fp>("fp", a, b, out, n);
+}
 
 }  // namespace splitprove::cuda

@@ -35,22 +35,54 @@ void fp_apply(FieldOp op, const uint64_t* a, const uint64_t* b, uint64_t* out, s
 void fr_eq(const uint64_t* a, const uint64_t* b, uint8_t* out, size_t n);
 void fp_eq(const uint64_t* a, const uint64_t* b, uint8_t* out, size_t n);
 
-inline void fr_add(const uint64_t* a, const uint64_t* b, uint64_t* out, size_t n) { fr_apply(FieldOp::add, a, b, out, n); }
-inline void fr_sub(const uint64_t* a, const uint64_t* b, uint64_t* out, size_t n) { fr_apply(FieldOp::sub, a, b, out, n); }
-inline void fr_mul(const uint64_t* a, const uint64_t* b, uint64_t* out, size_t n) { fr_apply(FieldOp::mul, a, b, out, n); }
-inline void fr_sqr(const uint64_t* a, uint64_t* out, size_t n) { fr_apply(FieldOp::sqr, a, nullptr, out, n); }
-inline void fr_neg(const uint64_t* a, uint64_t* out, size_t n) { fr_apply(FieldOp::neg, a, nullptr, out, n); }
-inline void fr_dbl(const uint64_t* a, uint64_t* out, size_t n) { fr_apply(FieldOp::dbl, a, nullptr, out, n); }
-inline void fr_to_mont(const uint64_t* a, uint64_t* out, size_t n) { fr_apply(FieldOp::to_mont, a, nullptr, out, n); }
-inline void fr_from_mont(const uint64_t* a, uint64_t* out, size_t n) { fr_apply(FieldOp::from_mont, a, nullptr, out, n); }
+inline void fr_add(const uint64_t* a, const uint64_t* b, uint64_t* out, size_t n) {
+  fr_apply(FieldOp::add, a, b, out, n);
+}
+inline void fr_sub(const uint64_t* a, const uint64_t* b, uint64_t* out, size_t n) {
+  fr_apply(FieldOp::sub, a, b, out, n);
+}
+inline void fr_mul(const uint64_t* a, const uint64_t* b, uint64_t* out, size_t n) {
+  fr_apply(FieldOp::mul, a, b, out, n);
+}
+inline void fr_sqr(const uint64_t* a, uint64_t* out, size_t n) {
+  fr_apply(FieldOp::sqr, a, nullptr, out, n);
+}
+inline void fr_neg(const uint64_t* a, uint64_t* out, size_t n) {
+  fr_apply(FieldOp::neg, a, nullptr, out, n);
+}
+inline void fr_dbl(const uint64_t* a, uint64_t* out, size_t n) {
+  fr_apply(FieldOp::dbl, a, nullptr, out, n);
+}
+inline void fr_to_mont(const uint64_t* a, uint64_t* out, size_t n) {
+  fr_apply(FieldOp::to_mont, a, nullptr, out, n);
+}
+inline void fr_from_mont(const uint64_t* a, uint64_t* out, size_t n) {
+  fr_apply(FieldOp::from_mont, a, nullptr, out, n);
+}
 
-inline void fp_add(const uint64_t* a, const uint64_t* b, uint64_t* out, size_t n) { fp_apply(FieldOp::add, a, b, out, n); }
-inline void fp_sub(const uint64_t* a, const uint64_t* b, uint64_t* out, size_t n) { fp_apply(FieldOp::sub, a, b, out, n); }
-inline void fp_mul(const uint64_t* a, const uint64_t* b, uint64_t* out, size_t n) { fp_apply(FieldOp::mul, a, b, out, n); }
-inline void fp_sqr(const uint64_t* a, uint64_t* out, size_t n) { fp_apply(FieldOp::sqr, a, nullptr, out, n); }
-inline void fp_neg(const uint64_t* a, uint64_t* out, size_t n) { fp_apply(FieldOp::neg, a, nullptr, out, n); }
-inline void fp_dbl(const uint64_t* a, uint64_t* out, size_t n) { fp_apply(FieldOp::dbl, a, nullptr, out, n); }
-inline void fp_to_mont(const uint64_t* a, uint64_t* out, size_t n) { fp_apply(FieldOp::to_mont, a, nullptr, out, n); }
-inline void fp_from_mont(const uint64_t* a, uint64_t* out, size_t n) { fp_apply(FieldOp::from_mont, a, nullptr, out, n); }
+inline void fp_add(const uint64_t* a, const uint64_t* b, uint64_t* out, size_t n) {
+  fp_apply(FieldOp::add, a, b, out, n);
+}
+inline void fp_sub(const uint64_t* a, const uint64_t* b, uint64_t* out, size_t n) {
+  fp_apply(FieldOp::sub, a, b, out, n);
+}
+inline void fp_mul(const uint64_t* a, const uint64_t* b, uint64_t* out, size_t n) {
+  fp_apply(FieldOp::mul, a, b, out, n);
+}
+inline void fp_sqr(const uint64_t* a, uint64_t* out, size_t n) {
+  fp_apply(FieldOp::sqr, a, nullptr, out, n);
+}
+inline void fp_neg(const uint64_t* a, uint64_t* out, size_t n) {
+  fp_apply(FieldOp::neg, a, nullptr, out, n);
+}
+inline void fp_dbl(const uint64_t* a, uint64_t* out, size_t n) {
+  fp_apply(FieldOp::dbl, a, nullptr, out, n);
+}
+inline void fp_to_mont(const uint64_t* a, uint64_t* out, size_t n) {
+  fp_apply(FieldOp::to_mont, a, nullptr, out, n);
+}
+inline void fp_from_mont(const uint64_t* a, uint64_t* out, size_t n) {
+  fp_apply(FieldOp::from_mont, a, nullptr, out, n);
+}
 
 }  // namespace splitprove::cuda

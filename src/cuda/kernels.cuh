@@ -21,7 +21,8 @@ size_t first_unreduced(const F* d, size_t n, cudaStream_t s) {
   if (n == 0) return 0;
   DeviceBuffer<unsigned long long> first(1);
   const unsigned long long init = n;
-  SPLITPROVE_CUDA_CHECK(cudaMemcpyAsync(first.get(), &init, sizeof init, cudaMemcpyHostToDevice, s));
+  SPLITPROVE_CUDA_CHECK(
+      cudaMemcpyAsync(first.get(), &init, sizeof init, cudaMemcpyHostToDevice, s));
   detail::first_unreduced_kernel<F><<<grid_for(n, 256), 256, 0, s>>>(d, n, first.get());
   SPLITPROVE_CUDA_CHECK_LAUNCH();
   unsigned long long got = n;
@@ -35,7 +36,8 @@ template <class F>
 void check_reduced(const F* d, size_t n, const char* name, cudaStream_t s) {
   size_t i = first_unreduced(d, n, s);
   if (i < n)
-    throw Error(std::string(name) + "[" + std::to_string(i) + "] is not < p (not a reduced field element)");
+    throw Error(std::string(name) + "[" + std::to_string(i) +
+                "] is not < p (not a reduced field element)");
 }
 
 }  // namespace splitprove::cuda

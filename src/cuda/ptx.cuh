@@ -38,13 +38,13 @@ inline thread_local uint32_t emulated_cf = 0;
 #endif
 
 #if defined(__CUDA_ARCH__)
-#define SPLITPROVE_PTX2(op)                                                \
-  uint32_t r;                                                              \
-  asm volatile(op " %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));              \
+#define SPLITPROVE_PTX2(op)                                   \
+  uint32_t r;                                                 \
+  asm volatile(op " %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b)); \
   return r
-#define SPLITPROVE_PTX3(op)                                                \
-  uint32_t r;                                                              \
-  asm volatile(op " %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c));  \
+#define SPLITPROVE_PTX3(op)                                               \
+  uint32_t r;                                                             \
+  asm volatile(op " %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c)); \
   return r
 #endif
 

@@ -51,7 +51,8 @@ class DeviceBuffer {
     if (count > SIZE_MAX / sizeof(T))
       throw Error("cuda::DeviceBuffer: " + std::to_string(count) + " objects of " +
                   std::to_string(sizeof(T)) + " bytes overflow size_t");
-    if (count) SPLITPROVE_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&ptr_), count * sizeof(T)));
+    if (count)
+      SPLITPROVE_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&ptr_), count * sizeof(T)));
   }
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
@@ -72,10 +73,12 @@ class DeviceBuffer {
   size_t bytes() const { return count_ * sizeof(T); }
 
   void upload(const T* host, cudaStream_t s) {
-    if (count_) SPLITPROVE_CUDA_CHECK(cudaMemcpyAsync(ptr_, host, bytes(), cudaMemcpyHostToDevice, s));
+    if (count_)
+      SPLITPROVE_CUDA_CHECK(cudaMemcpyAsync(ptr_, host, bytes(), cudaMemcpyHostToDevice, s));
   }
   void download(T* host, cudaStream_t s) const {
-    if (count_) SPLITPROVE_CUDA_CHECK(cudaMemcpyAsync(host, ptr_, bytes(), cudaMemcpyDeviceToHost, s));
+    if (count_)
+      SPLITPROVE_CUDA_CHECK(cudaMemcpyAsync(host, ptr_, bytes(), cudaMemcpyDeviceToHost, s));
   }
 
  private:

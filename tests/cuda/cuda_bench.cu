@@ -45,7 +45,8 @@ __device__ uint64_t mix(uint64_t x) {  // splitmix64
 // Random limbs with the top 32-bit limb below p's top limb: uniform enough, and always < p.
 template <class F>
 __global__ void fill_random(F* a, size_t n, uint64_t seed) {
-  for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
+  for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += size_t(gridDim.x) * blockDim.x) {
     F x;
     for (size_t k = 0; k < F::n; k += 2) {
       uint64_t r = mix(seed ^ (i * F::n + k));
@@ -59,13 +60,15 @@ __global__ void fill_random(F* a, size_t n, uint64_t seed) {
 
 template <class F>
 __global__ void mul_elementwise(const F* a, const F* b, F* out, size_t n) {
-  for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
+  for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += size_t(gridDim.x) * blockDim.x)
     (F::load(a + i) * F::load(b + i)).store(out + i);
 }
 
 template <class F>
 __global__ void mul_chain(const F* a, const F* b, F* out, size_t n) {
-  for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
+  for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += size_t(gridDim.x) * blockDim.x) {
     F x = F::load(a + i);
     const F y = F::load(b + i);
 #pragma unroll 1
@@ -75,7 +78,8 @@ __global__ void mul_chain(const F* a, const F* b, F* out, size_t n) {
 }
 
 template <class F>
-__global__ void g1_madd_kernel(const AffinePoint<F>* pts, size_t m, XyzzPoint<F>* out, size_t threads) {
+__global__ void g1_madd_kernel(const AffinePoint<F>* pts, size_t m, XyzzPoint<F>* out,
+                               size_t threads) {
   const size_t t = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (t >= threads) return;
   XyzzPoint<F> acc = XyzzPoint<F>::infinity();
@@ -128,38 +132,47 @@ int run_field(const char* name, size_t log2_n, int reps) {
   SPLITPROVE_CUDA_CHECK_LAUNCH();
   const size_t m = std::min<size_t>(n, 4096);
   std::vector<typename H::Repr> ha(m), hb(m), ho(m);
-  SPLITPROVE_CUDA_CHECK(cudaMemcpyAsync(ha.data(), a.get(), m * sizeof(F), cudaMemcpyDeviceToHost, s));
-  SPLITPROVE_CUDA_CHECK(cudaMemcpyAsync(hb.data(), b.get(), m * sizeof(F), cudaMemcpyDeviceToHost, s));
-  SPLITPROVE_CUDA_CHECK(cudaMemcpyAsync(ho.data(), out.get(), m * sizeof(F), cudaMemcpyDeviceToHost, s));
+  SPLITPROVE_CUDA_CHECK(
+      cudaMemcpyAsync(ha.data(), a.get(), m * sizeof(F), cudaMemcpyDeviceToHost, s));
+  SPLITPROVE_CUDA_CHECK(
+      cudaMemcpyAsync(hb.data(), b.get(), m * sizeof(F), cudaMemcpyDeviceToHost, s));
+  SPLITPROVE_CUDA_CHECK(
+      cudaMemcpyAsync(ho.data(), out.get(), m * sizeof(F), cudaMemcpyDeviceToHost, s));
   s.sync();
   for (size_t i = 0; i < m; ++i)
     if (!(H::from_mont(ha[i]) * H::from_mont(hb[i]) == H::from_mont(ho[i]))) {
-      std::printf("%s: MISMATCH at %zu: GPU product differs from the CPU field; not timed\n", name, i);
+      std::printf("%s: MISMATCH at %zu: GPU product differs from the CPU field; not timed\n", name,
+                  i);
       return 1;
     }
 
   cudaFuncAttributes attr{};
   SPLITPROVE_CUDA_CHECK(cudaFuncGetAttributes(&attr, mul_elementwise<F>));
-  const float t_copy = time_ms([&] {
-    SPLITPROVE_CUDA_CHECK(cudaMemcpyAsync(out.get(), a.get(), n * sizeof(F), cudaMemcpyDeviceToDevice, s));
-  }, reps, s);
-  const float t_ew = time_ms([&] {
-    mul_elementwise<F><<<blocks, kThreads, 0, s>>>(a.get(), b.get(), out.get(), n);
-  }, reps, s);
-  const float t_chain = time_ms([&] {
-    mul_chain<F><<<blocks, kThreads, 0, s>>>(a.get(), b.get(), out.get(), n);
-  }, reps, s);
+  const float t_copy = time_ms(
+      [&] {
+        SPLITPROVE_CUDA_CHECK(
+            cudaMemcpyAsync(out.get(), a.get(), n * sizeof(F), cudaMemcpyDeviceToDevice, s));
+      },
+      reps, s);
+  const float t_ew = time_ms(
+      [&] { mul_elementwise<F><<<blocks, kThreads, 0, s>>>(a.get(), b.get(), out.get(), n); }, reps,
+      s);
+  const float t_chain = time_ms(
+      [&] { mul_chain<F><<<blocks, kThreads, 0, s>>>(a.get(), b.get(), out.get(), n); }, reps, s);
 
-  std::printf("%-3s n=2^%zu  element %zu B  regs/thread %d (mul_elementwise)\n", name, log2_n, sizeof(F),
-              attr.numRegs);
-  std::printf("  d2d copy           %8.3f ms  %7.1f GB/s (read+write)\n", t_copy, 2 * gb / (t_copy / 1e3));
+  std::printf("%-3s n=2^%zu  element %zu B  regs/thread %d (mul_elementwise)\n", name, log2_n,
+              sizeof(F), attr.numRegs);
+  std::printf("  d2d copy           %8.3f ms  %7.1f GB/s (read+write)\n", t_copy,
+              2 * gb / (t_copy / 1e3));
   std::printf("  mul_elementwise    %8.3f ms  %7.2f Gmul/s  %7.1f GB/s (2 reads + 1 write)\n", t_ew,
               n / (t_ew / 1e3) / 1e9, 3 * gb / (t_ew / 1e3));
   std::printf("  mul_chain<%d>      %8.3f ms  %7.2f Gmul/s\n", kChain, t_chain,
               double(n) * kChain / (t_chain / 1e3) / 1e9);
-  std::printf("RESULT %s log2_n=%zu copy_ms=%.4f ew_ms=%.4f ew_gmul_s=%.3f chain_ms=%.4f chain_gmul_s=%.3f regs=%d\n",
-              name, log2_n, t_copy, t_ew, n / (t_ew / 1e3) / 1e9, t_chain,
-              double(n) * kChain / (t_chain / 1e3) / 1e9, attr.numRegs);
+  std::printf(
+      "RESULT %s log2_n=%zu copy_ms=%.4f ew_ms=%.4f ew_gmul_s=%.3f chain_ms=%.4f chain_gmul_s=%.3f "
+      "regs=%d\n",
+      name, log2_n, t_copy, t_ew, n / (t_ew / 1e3) / 1e9, t_chain,
+      double(n) * kChain / (t_chain / 1e3) / 1e9, attr.numRegs);
   return 0;
 }
 
@@ -203,7 +216,8 @@ int run_g1_madd(const char* name, int reps) {
       return bls12_381::Fp::from_mont(r);
     };
     if (!(HG1::Xyzz{fp(0), fp(1), fp(2), fp(3)}.to_affine() == want.to_affine())) {
-      std::printf("%s: MISMATCH in thread %zu: GPU sum differs from the CPU curve; not timed\n", name, t);
+      std::printf("%s: MISMATCH in thread %zu: GPU sum differs from the CPU curve; not timed\n",
+                  name, t);
       return 1;
     }
   }
@@ -211,8 +225,8 @@ int run_g1_madd(const char* name, int reps) {
   SPLITPROVE_CUDA_CHECK(cudaFuncGetAttributes(&attr, g1_madd_kernel<F>));
   const float ms = time_ms(launch, reps, s);
   const double adds = double(threads) * kChain;
-  std::printf("%-14s 2^18 threads x %d  %8.3f ms  %7.3f Gmadd/s  regs/thread %d, stack %zu B\n", name,
-              kChain, ms, adds / (ms / 1e3) / 1e9, attr.numRegs, size_t(attr.localSizeBytes));
+  std::printf("%-14s 2^18 threads x %d  %8.3f ms  %7.3f Gmadd/s  regs/thread %d, stack %zu B\n",
+              name, kChain, ms, adds / (ms / 1e3) / 1e9, attr.numRegs, size_t(attr.localSizeBytes));
   std::printf("RESULT %s madds=%.0f ms=%.4f gmadd_s=%.4f regs=%d\n", name, adds, ms,
               adds / (ms / 1e3) / 1e9, attr.numRegs);
   return 0;
@@ -233,8 +247,8 @@ int main(int argc, char** argv) {
   int clock_khz = 0, mem_khz = 0;
   cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, 0);
   cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, 0);
-  std::printf("device 0: %s, sm_%d%d, %d SMs, %.1f GiB, max SM clock %d MHz\n", devs[0].name.c_str(),
-              devs[0].sm_major, devs[0].sm_minor, devs[0].multiprocessors,
+  std::printf("device 0: %s, sm_%d%d, %d SMs, %.1f GiB, max SM clock %d MHz\n",
+              devs[0].name.c_str(), devs[0].sm_major, devs[0].sm_minor, devs[0].multiprocessors,
               devs[0].total_bytes / double(1ull << 30), clock_khz / 1000);
   try {
     int rc = run_field<Fr>("fr", log2_n, reps);

@@ -27,9 +27,9 @@ inline const std::string& no_gpu_reason() {
 }  // namespace splitprove::cuda::testing
 
 // Every GPU test starts with this: without a GPU it is reported as skipped, with the reason.
-#define SPLITPROVE_REQUIRE_GPU()                                                     \
-  do {                                                                               \
-    if (!::splitprove::cuda::testing::no_gpu_reason().empty())                       \
+#define SPLITPROVE_REQUIRE_GPU()                                                          \
+  do {                                                                                    \
+    if (!::splitprove::cuda::testing::no_gpu_reason().empty())                            \
       GTEST_SKIP() << "no CUDA device: " << ::splitprove::cuda::testing::no_gpu_reason(); \
   } while (0)
 
@@ -41,8 +41,8 @@ namespace splitprove::cuda::testing {
 template <class F>
 std::vector<F> edge_values() {
   using Repr = typename F::Repr;
-  std::vector<F> v = {F::zero(), F::one(), -F::one(), F::from_u64(2), -F::from_u64(2),
-                      F::from_u64(2).inverse()};
+  std::vector<F> v = {F::zero(),      F::one(),        -F::one(),
+                      F::from_u64(2), -F::from_u64(2), F::from_u64(2).inverse()};
   auto raw = [&](Repr r) {
     if (ff::cmp_limbs(r, F::MOD) < 0) v.push_back(F::from_mont(r));
   };

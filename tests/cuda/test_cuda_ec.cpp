@@ -46,8 +46,8 @@ TEST(GpuG1, SumWithInfinitiesCancellationsAndRepeats) {
   for (size_t i = 0; i < base.size(); ++i) {
     pts.push_back(base[i]);
     if (i % 7 == 0) pts.push_back(HG1::Affine::identity());
-    if (i % 5 == 0) pts.push_back(-base[i]);   // cancels an earlier term
-    if (i % 11 == 0) pts.push_back(base[i]);   // repeats one
+    if (i % 5 == 0) pts.push_back(-base[i]);  // cancels an earlier term
+    if (i % 11 == 0) pts.push_back(base[i]);  // repeats one
   }
   std::shuffle(pts.begin(), pts.end(), rng);
   EXPECT_EQ(gpu_sum(pts), cpu_sum(pts));
@@ -85,10 +85,17 @@ PointCases make_cases(size_t n) {
   for (size_t i = 0; i < n; ++i) {
     HG1::Affine a = base[rng() % base.size()], b;
     switch (i % 5) {
-      case 0: b = a; break;
-      case 1: b = -a; break;
-      case 2: b = HG1::Affine::identity(); break;
-      default: b = base[rng() % base.size()];
+      case 0:
+        b = a;
+        break;
+      case 1:
+        b = -a;
+        break;
+      case 2:
+        b = HG1::Affine::identity();
+        break;
+      default:
+        b = base[rng() % base.size()];
     }
     if (i % 10 == 7) std::swap(a, b);  // infinity on the left
     c.p.push_back(a);

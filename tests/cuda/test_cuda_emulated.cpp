@@ -126,7 +126,8 @@ TEST(EmulatedG1, SumOfMultiplesIsClosedForm) {
   }
   uint64_t out[24];
   acc.store(out);
-  EXPECT_EQ(get_xyzz(out).to_affine(), HG1::Jacobian::generator().mul_u64(n * (n + 1) / 2).to_affine());
+  EXPECT_EQ(get_xyzz(out).to_affine(),
+            HG1::Jacobian::generator().mul_u64(n * (n + 1) / 2).to_affine());
 }
 
 }  // namespace

@@ -37,19 +37,27 @@ struct Api<bls12_381::Fp> {
 template <class H>
 typename H::Repr expected(FieldOp op, const H& a, const H& b) {
   switch (op) {
-    case FieldOp::add: return (a + b).mont();
-    case FieldOp::sub: return (a - b).mont();
-    case FieldOp::mul: return (a * b).mont();
-    case FieldOp::sqr: return a.square().mont();
-    case FieldOp::neg: return (-a).mont();
-    case FieldOp::dbl: return a.dbl().mont();
-    case FieldOp::to_mont: return H::from_canonical(a.mont()).mont();  // a's limbs as an integer
-    case FieldOp::from_mont: return a.to_canonical();
+    case FieldOp::add:
+      return (a + b).mont();
+    case FieldOp::sub:
+      return (a - b).mont();
+    case FieldOp::mul:
+      return (a * b).mont();
+    case FieldOp::sqr:
+      return a.square().mont();
+    case FieldOp::neg:
+      return (-a).mont();
+    case FieldOp::dbl:
+      return a.dbl().mont();
+    case FieldOp::to_mont:
+      return H::from_canonical(a.mont()).mont();  // a's limbs as an integer
+    case FieldOp::from_mont:
+      return a.to_canonical();
   }
   return {};
 }
 
-constexpr FieldOp kOps[] = {FieldOp::add, FieldOp::sub,     FieldOp::mul,      FieldOp::sqr,
+constexpr FieldOp kOps[] = {FieldOp::add, FieldOp::sub, FieldOp::mul,     FieldOp::sqr,
                             FieldOp::neg, FieldOp::dbl, FieldOp::to_mont, FieldOp::from_mont};
 constexpr size_t kN = size_t(1) << 16;
 
@@ -65,7 +73,8 @@ TYPED_TEST(GpuField, EveryOpMatchesCpu) {
   make_inputs<H>(kN, 21, a, b);
   const auto la = to_limbs(a), lb = to_limbs(b);
   for (FieldOp op : kOps) {
-    std::vector<uint64_t> out(kN * H::N, 0x5a5a5a5a5a5a5a5aull);  // poison: every slot must be written
+    std::vector<uint64_t> out(kN * H::N,
+                              0x5a5a5a5a5a5a5a5aull);  // poison: every slot must be written
     Api<H>::apply(op, la.data(), field_op_is_unary(op) ? nullptr : lb.data(), out.data(), kN);
     size_t bad = 0;
     for (size_t i = 0; i < kN; ++i) {
@@ -109,7 +118,7 @@ TYPED_TEST(GpuField, UnreducedInputIsNamed) {
   make_inputs<H>(64, 24, a, b);
   auto la = to_limbs(a), lb = to_limbs(b);
   std::vector<uint64_t> out(la.size());
-  std::memcpy(&la[5 * H::N], H::MOD.data(), 8 * H::N);  // a[5] = p
+  std::memcpy(&la[5 * H::N], H::MOD.data(), 8 * H::N);                // a[5] = p
   for (size_t k = 0; k < H::N; ++k) lb[7 * H::N + k] = ~uint64_t(0);  // b[7] = 2^(64N) - 1
   const std::string prefix = std::string("cuda::") + Api<H>::name + "_mul: ";
   try {
