@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# Builds, tests and benchmarks the CUDA backend on a GPU machine, in one go.
+#
+#   scripts/device-run.sh [OUTDIR]      (OUTDIR defaults to $OUT, else ./device-out)
+#
+# Made for the lent H200 machine (no network; a copy of the tree, this script's repository root as
+# the working directory). What that machine has, as probed on 2026-12-02: Ubuntu 24.04, CUDA 13.0
+# (nvcc, driver 580), CMake 4.4 and Ninja from the Python venv, g++ 13 (no clang++), and the
+# Debian/Ubuntu dev packages of GoogleTest, Google Benchmark, fmt, nlohmann_json and CLI11 - so the
+# root CMakeLists configures there as it is and the script builds from source (prebuilt binaries
+# from another image are not needed, and -march=native tunes for the machine that runs them).
+#
+# Steps: inventory -> CMake configure (Release, SPLITPROVE_CUDA=ON, Google Benchmark suites off,
+# SPLITPROVE_CUDA_BENCH on) -> build the
+# CUDA targets only (the backend, every tests/cuda/test_cuda_*.cpp, the microbenchmark; the CPU
+# targets are CI's business) -> run every GPU test binary -> run splitprove_cuda_bench.
+# Writes five files into OUTDIR:
+#   env.txt      date, GPU, driver, toolchain, a hash of the CUDA sources
+#   build.log    configure and build output
+#   tests.log    the output of every GPU test binary
+#   bench.txt    the microbenchmark's output
+#   summary.txt  one screen: what ran, passed, failed, skipped, and the figures (also printed last)
+# Exit status: 0 only when the build succeeded, every test passed, no GPU test skipped, and the
+# benchmark ran; 3 when there is no GPU (the tests then skip and say why).
+set -uo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+out="${1:-${OUT:-$root/device-out}}"
+mkdir -p "$out"
+build="${SPLITPROVE_DEVICE_BUILD:-build-device}"
+jobs="$(nproc)"
+bench_log2_n="${SPLITPROVE_BENCH_LOG2_N:-24}"
+bench_reps="${SPLITPROVE_BENCH_REPS:-20}"
+summary="$out/summary.txt"
+status=0
+t_start=$(date +%s)
+
+say() { echo "$*" | tee -a "$summary"; }
+: >"$summary"
+
+# ---- 1. inventory ---------------------------------------------------------------------------------
+{
+  echo "date:      $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
+  echo "host:      $(uname -srm), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
+  if command -v nvidia-smi >/dev/null; then
+    echo "gpu:       $(nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader 2>&1 | head -1)"
+  else
+    echo "gpu:       none (no nvidia-smi)"
+  fi
+  echo "nvcc:      $(nvcc --version 2>&1 | grep -o 'release [0-9.]*, V[0-9.]*')"
+  echo "cmake:     $(cmake --version 2>&1 | head -1)"
+  echo "ninja:     $(ninja --version 2>&1 || echo none)"
+  echo "c++:       $( (command -v clang++ || command -v g++ || echo none) | head -1) $( (clang++ --version 2>/dev/null || g++ --version 2>/dev/null) | head -1)"
+  # The copy on the GPU machine has no git history: identify the code by its content.
+  echo "git:       $(git rev-parse --short HEAD 2>/dev/null || echo 'no history in this copy')"
+  echo "src hash:  $(find src/cuda tests/cuda src/ff src/ec -type f | LC_ALL=C sort | xargs sha256sum | sha256sum | cut -c1-16) (sha256 of src/cuda tests/cuda src/ff src/ec)"
+  echo
+  command -v nvidia-smi >/dev/null && nvidia-smi 2>&1 | head -20
+} >"$out/env.txt" 2>&1
+gpu_line="$(sed -n 's/^gpu: *//p' "$out/env.txt")"
+say "splitprove device run - $(sed -n 's/^date: *//p' "$out/env.txt")"
+say "gpu:   $gpu_line"
+say "code:  $(sed -n 's/^src hash: *//p' "$out/env.txt")"
+
+# ---- 2. build -------------------------------------------------------------------------------------
+cxx="${CXX:-$(command -v clang++ || command -v g++ || true)}"
+gen=()
+command -v ninja >/dev/null && gen=(-G Ninja)
+test_srcs=(tests/cuda/test_cuda_*.cpp)
+targets=(splitprove_cuda splitprove_cuda_bench)
+for s in "${test_srcs[@]}"; do targets+=("$(basename "$s" .cpp)"); done
+t0=$(date +%s)
+{
+  echo "+ cmake -S . -B $build ${gen[*]} -DCMAKE_CXX_COMPILER=$cxx -DCMAKE_BUILD_TYPE=Release -DSPLITPROVE_CUDA=ON -DSPLITPROVE_BENCH=OFF -DSPLITPROVE_CUDA_BENCH=ON"
+  cmake -S . -B "$build" "${gen[@]}" -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=Release \
+    -DSPLITPROVE_CUDA=ON -DSPLITPROVE_BENCH=OFF -DSPLITPROVE_CUDA_BENCH=ON &&
+    echo "+ cmake --build $build -j $jobs --target ${targets[*]}" &&
+    cmake --build "$build" -j "$jobs" --target "${targets[@]}"
+} >"$out/build.log" 2>&1
+build_rc=$?
+say "build: $([ $build_rc -eq 0 ] && echo ok || echo "FAILED (rc $build_rc, see build.log)") in $(($(date +%s) - t0)) s, ${#targets[@]} targets, $(basename "$cxx") + nvcc, Release"
+if [ $build_rc -ne 0 ]; then
+  tail -30 "$out/build.log"
+  echo "== summary"; cat "$summary"
+  exit 1
+fi
+
+# ---- 3. GPU tests ---------------------------------------------------------------------------------
+: >"$out/tests.log"
+no_gpu=0
+for s in "${test_srcs[@]}"; do
+  t="$(basename "$s" .cpp)"
+  bin="$build/tests/cuda/$t"
+  echo "===== $t" >>"$out/tests.log"
+  t0=$(date +%s)
+  timeout 300 "$bin" --gtest_color=no >"$out/tests.$t.tmp" 2>&1
+  rc=$?
+  cat "$out/tests.$t.tmp" >>"$out/tests.log"
+  passed=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$out/tests.$t.tmp" | tail -1)
+  failed=$(grep -cE '^\[  FAILED  \] .* \([0-9]+ ms\)$' "$out/tests.$t.tmp")
+  # Tests that skip because a GPU *is* present (the no-device error tests) are expected here.
+  skipped=$(grep -E '^\[  SKIPPED \] .* \([0-9]+ ms\)$' "$out/tests.$t.tmp" | grep -vc 'NoDevice')
+  grep -q 'no CUDA device' "$out/tests.$t.tmp" && no_gpu=1
+  say "test:  $t: rc $rc, ${passed:-0} passed, $failed failed, $skipped skipped (GPU tests), $(($(date +%s) - t0)) s"
+  grep -E '^\[  FAILED  \] .* \([0-9]+ ms\)$' "$out/tests.$t.tmp" | sed 's/^/         /' | tee -a "$summary"
+  rm -f "$out/tests.$t.tmp"
+  if [ $rc -ne 0 ] || [ "$failed" -ne 0 ] || [ "$skipped" -ne 0 ]; then status=1; fi
+done
+if [ $no_gpu -eq 1 ]; then
+  say "note:  no CUDA device here: $(grep -m1 -o 'no CUDA device: .*' "$out/tests.log")"
+  status=3
+fi
+
+# ---- 4. microbenchmark ----------------------------------------------------------------------------
+if [ $no_gpu -eq 0 ]; then
+  timeout 300 "$build/tests/cuda/splitprove_cuda_bench" "$bench_log2_n" "$bench_reps" >"$out/bench.txt" 2>&1
+  rc=$?
+  say "bench: splitprove_cuda_bench $bench_log2_n $bench_reps: rc $rc"
+  grep -v '^RESULT' "$out/bench.txt" | sed 's/^/  /' | tee -a "$summary"
+  [ $rc -eq 0 ] || status=1
+else
+  echo "skipped: no CUDA device" >"$out/bench.txt"
+fi
+
+say "total: $(($(date +%s) - t_start)) s, exit status $status"
+exit $status
