@@ -1,0 +1,102 @@
+#include "io/wtns.hpp"
+
+#include <atomic>
+#include <limits>
+
+#include "io/binfile.hpp"
+#include "io/curve_id.hpp"
+#include "util/parallel.hpp"
+
+namespace splitprove::io {
+
+template <class E>
+Witness<E> parse_wtns(std::span<const uint8_t> bytes, const std::string& name) {
+  using Fr = typename E::Fr;
+  constexpr uint32_t kN8 = 8 * Fr::N;
+  BinFile f(bytes, name, "wtns", 2);
+  Witness<E> w;
+  w.source = name;
+  uint32_t n = 0;
+  {
+    Cursor c(f.section(1, "header"), f.where(1, "header"));
+    const uint32_t n8 = c.u32("n8");
+    if (n8 != kN8)
+      c.fail("field size n8 = " + std::to_string(n8) + ", expected " + std::to_string(kN8) +
+             " for " + std::string(E::kName));
+    expect_prime(c.take(n8, "prime"), E::kId, false, c.where());
+    n = c.u32("nWitness");
+    c.expect_end();
+  }
+  const std::string where = f.where(2, "values");
+  auto data = f.section(2, "values");
+  if (data.size() != uint64_t(n) * kN8)
+    throw Error(where + "size " + std::to_string(data.size()) +
+                " bytes, expected nWitness·n8 = " + std::to_string(n) + "·" + std::to_string(kN8) +
+                " = " + std::to_string(uint64_t(n) * kN8));
+  w.values.resize(n);
+  std::atomic<size_t> first_bad{std::numeric_limits<size_t>::max()};
+  util::parallel_for(
+      n,
+      [&](size_t b, size_t e) {
+        for (size_t i = b; i < e; ++i) {
+          const auto v = load_le<Fr::N>(data.data() + i * kN8);
+          if (ff::cmp_limbs(v, Fr::MOD) >= 0) {
+            size_t cur = first_bad.load();
+            while (i < cur && !first_bad.compare_exchange_weak(cur, i)) {
+            }
+            return;
+          }
+          w.values[i] = Fr::from_canonical(v);
+        }
+      },
+      4096);
+  if (first_bad.load() != std::numeric_limits<size_t>::max())
+    throw Error(where + "value " + std::to_string(first_bad.load()) + " is not below r");
+  return w;
+}
+
+template <class E>
+Witness<E> read_wtns(const std::string& path) {
+  MappedFile m(path);
+  return parse_wtns<E>(m.bytes(), path);
+}
+
+template <class E>
+std::vector<uint8_t> encode_wtns(std::span<const typename E::Fr> values) {
+  using Fr = typename E::Fr;
+  constexpr uint32_t kN8 = 8 * Fr::N;
+  VectorSink s;
+  s.out.reserve(12 + 12 + 8 + kN8 + 12 + values.size() * kN8);
+  write_container_header(s, "wtns", 2, 2);
+  write_section_header(s, 1, 4 + kN8 + 4);
+  s.u32(kN8);
+  s.write(Fr::MOD.data(), kN8);
+  s.u32(uint32_t(values.size()));
+  write_section_header(s, 2, uint64_t(values.size()) * kN8);
+  for (const auto& v : values) {
+    uint8_t buf[kN8];
+    store_le(v.to_canonical(), buf);
+    s.write(buf, kN8);
+  }
+  return std::move(s.out);
+}
+
+template <class E>
+void check_witness_length(const Witness<E>& w, uint64_t expected, const std::string& other_name,
+                          const char* other_what) {
+  if (w.values.size() != expected)
+    throw Error(w.source + ": witness has " + std::to_string(w.values.size()) + " values, but " +
+                other_name + " has " + std::to_string(expected) + " " + other_what);
+  if (!w.values.empty() && !w.values[0].is_one())
+    throw Error(w.source + ": witness value 0 (the constant wire) is " + w.values[0].to_decimal() +
+                ", not 1");
+}
+
+template Witness<zk::Bls12_381> parse_wtns<zk::Bls12_381>(std::span<const uint8_t>,
+                                                          const std::string&);
+template Witness<zk::Bls12_381> read_wtns<zk::Bls12_381>(const std::string&);
+template std::vector<uint8_t> encode_wtns<zk::Bls12_381>(std::span<const zk::Bls12_381::Fr>);
+template void check_witness_length<zk::Bls12_381>(const Witness<zk::Bls12_381>&, uint64_t,
+                                                  const std::string&, const char*);
+
+}  // namespace splitprove::io

@@ -1,0 +1,41 @@
+#pragma once
+// A witness file (.wtns, version 2), as circom's witness calculator and snarkjs write it:
+//   section 1 (header): u32 n8 (= 32), r (n8 bytes LE), u32 nWitness (= the r1cs's nWires)
+//   section 2 (values): nWitness × n8 bytes, plain (not Montgomery) LE, each < r; value 0 is 1
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "zk/curves.hpp"
+#include "zk/types.hpp"
+
+namespace splitprove::io {
+
+template <class E>
+struct Witness {
+  std::string source;                  // file name, for messages
+  std::vector<typename E::Fr> values;  // w[0] = 1, then circom's wire order
+};
+
+template <class E>
+Witness<E> parse_wtns(std::span<const uint8_t> bytes, const std::string& name);
+template <class E>
+Witness<E> read_wtns(const std::string& path);
+template <class E>
+std::vector<uint8_t> encode_wtns(std::span<const typename E::Fr> values);
+
+// Cross-file counts: the witness must have one value per wire of the circuit / variable of the key
+// (the check snarkjs's prover makes), and w[0] must be 1. Errors name both files.
+template <class E>
+void check_witness_length(const Witness<E>& w, uint64_t expected, const std::string& other_name,
+                          const char* other_what);
+
+extern template Witness<zk::Bls12_381> parse_wtns<zk::Bls12_381>(std::span<const uint8_t>,
+                                                                 const std::string&);
+extern template Witness<zk::Bls12_381> read_wtns<zk::Bls12_381>(const std::string&);
+extern template std::vector<uint8_t> encode_wtns<zk::Bls12_381>(std::span<const zk::Bls12_381::Fr>);
+extern template void check_witness_length<zk::Bls12_381>(const Witness<zk::Bls12_381>&, uint64_t,
+                                                         const std::string&, const char*);
+
+}  // namespace splitprove::io

@@ -1,0 +1,81 @@
+#pragma once
+// Groth16 keys and proofs, over an engine E (zk/curves.hpp: zk::Bls12_381).
+//
+// Conventions, the same everywhere in splitprove:
+// - Points are affine (`inf` marks the identity); field elements are ff::Field values, i.e. they
+//   *mean* the plain number and hold it in Montgomery form inside (`x.mont()` = x·R mod p,
+//   `x.to_canonical()` = x). Readers convert from a file's representation, writers back.
+// - Wire (variable) numbering is circom's: 0 = the constant 1, then the public outputs, the public
+//   inputs, the private inputs and the internal wires; "public" = wires 1..n_public.
+#include <cstdint>
+#include <vector>
+
+#include "zk/curves.hpp"
+
+namespace splitprove::zk {
+
+// Which QAP matrix a coefficient belongs to (the numbers are the .zkey's).
+enum class Matrix : uint32_t { kA = 0, kB = 1 };
+
+// One non-zero entry of the A or B matrix: value·w[col] is a term of row `row`.
+// `value` is the plain coefficient as a field element (so value.mont() = coef·R mod r). Note the
+// .zkey file stores coef·R² mod r instead (one more factor R, so that a Montgomery product with a
+// standard-form witness value yields coef·w in Montgomery form); the io layer converts.
+template <class E>
+struct Coefficient {
+  Matrix matrix;
+  uint32_t row;  // constraint index; rows n_constraints..n_constraints+n_public bind the publics
+  uint32_t col;  // wire index
+  typename E::Fr value;
+};
+
+// A snarkjs Groth16 proving key (the content of sections 1-9 of a .zkey).
+//   A[i] = u_i(τ)·G1, B1[i] = v_i(τ)·G1, B2[i] = v_i(τ)·G2 for every wire i;
+//   IC[i] = (β·u_i(τ) + α·v_i(τ) + w_i(τ))/γ·G1 for the public wires 0..n_public;
+//   C[j] = (β·u_i(τ) + α·v_i(τ) + w_i(τ))/δ·G1 for the private wires i = n_public+1+j;
+//   H[i] = L^(2n)_(2i+1)(τ)/δ·G1, the odd Lagrange points of the 2n domain (snarkjs's H basis).
+// Wires that do not occur in a matrix have the identity there.
+template <class E>
+struct ProvingKey {
+  using G1Affine = typename E::G1Affine;
+  using G2Affine = typename E::G2Affine;
+
+  uint32_t n_vars = 0;       // wires, including wire 0
+  uint32_t n_public = 0;     // public outputs + public inputs, not counting wire 0
+  uint32_t domain_size = 0;  // power of two > n_constraints + n_public
+  G1Affine alpha1, beta1, delta1;
+  G2Affine beta2, gamma2, delta2;
+  std::vector<G1Affine> ic;            // n_public + 1
+  std::vector<Coefficient<E>> coeffs;  // A and B entries, in file order (C is not stored)
+  std::vector<G1Affine> a;             // n_vars
+  std::vector<G1Affine> b1;            // n_vars
+  std::vector<G2Affine> b2;            // n_vars
+  std::vector<G1Affine> c;             // n_vars - n_public - 1 (a.k.a. L: private wires only)
+  std::vector<G1Affine> h;             // domain_size
+};
+
+// The verifier's part: e(A, B) = e(alpha, beta)·e(Σ pub_i·IC_i, gamma)·e(C, delta).
+template <class E>
+struct VerifyingKey {
+  using G1Affine = typename E::G1Affine;
+  using G2Affine = typename E::G2Affine;
+
+  uint32_t n_public = 0;
+  G1Affine alpha1;
+  G2Affine beta2, gamma2, delta2;
+  std::vector<G1Affine> ic;  // n_public + 1
+};
+
+template <class E>
+struct Proof {
+  typename E::G1Affine a;
+  typename E::G2Affine b;
+  typename E::G1Affine c;
+};
+
+template <class E>
+VerifyingKey<E> verifying_key(const ProvingKey<E>& pk) {
+  return VerifyingKey<E>{pk.n_public, pk.alpha1, pk.beta2, pk.gamma2, pk.delta2, pk.ic};
+}
+
+}  // namespace splitprove::zk
