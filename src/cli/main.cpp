@@ -20,8 +20,18 @@ int main(int argc, char** argv) {
   for (auto& setup : splitprove::cli::registry()) setup(app);
   try {
     app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
+  } catch (const CLI::Success& e) {
     return app.exit(e);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    // One line, like every other error; usage errors exit with 2.
+    std::fprintf(stderr, "splitprove: error: %s (see splitprove --help)\n", e.what());
+    return 2;
   } catch (const splitprove::Error& e) {
     std::fprintf(stderr, "splitprove: error: %s\n", e.what());
     return 1;

@@ -4,8 +4,8 @@
 //
 // Table: for windows w = 0..W-1 of c bits, T[w][d-1] = d·2^(c·w)·G for d = 1..2^c - 1, so
 // k·G = Σ_w T[w][digit_w(k)] costs W = ceil(bits/c) mixed additions and no doublings.
-// c = 12 for a 255-bit scalar field: 22 windows × 4095 points (8.6 MiB of G1 affine points,
-// twice that for G2), 21 additions per product. This path branches on scalar digits; it is for
+// c is chosen from the number of products (window_for): e.g. c = 12 for ~2^16 uses: 22 windows ×
+// 4095 points (8.6 MiB of G1 affine points, twice that for G2), 21 additions per product. This path branches on scalar digits; it is for
 // public or development-only (insecure) scalars — secrets use Curve::mul_ct.
 #include <span>
 #include <vector>
@@ -20,6 +20,17 @@ class FixedBaseTable {
   using Affine = typename Curve::Affine;
   using Jacobian = typename Curve::Jacobian;
   using Fr = typename Curve::Fr;
+
+  // The window minimising table building plus use: ceil(bits/c)·(2^c + uses) additions.
+  static unsigned window_for(size_t uses) {
+    unsigned best = 1;
+    double best_cost = 1e300;
+    for (unsigned c = 1; c <= 16; ++c) {
+      double cost = double((Fr::BITS + c - 1) / c) * (double(size_t(1) << c) + double(uses));
+      if (cost < best_cost) best_cost = cost, best = c;
+    }
+    return best;
+  }
 
   explicit FixedBaseTable(const Affine& g, unsigned c = 12) : c_(c) {
     windows_ = unsigned((Fr::BITS + c - 1) / c);

@@ -1,0 +1,178 @@
+// The Groth16 commands, with rapidsnark's and snarkjs's argument conventions:
+//   splitprove prove <circuit.zkey> <witness.wtns> <proof.json> <public.json>
+//   splitprove verify <verification_key.json> <public.json> <proof.json>
+//   splitprove zkey export-vkey <circuit.zkey> <verification_key.json>
+//   splitprove setup --dev <circuit.r1cs> <out.zkey>
+//   splitprove check <circuit.r1cs> <witness.wtns>
+// The curve is never a flag: it is read from the files (their primes), and files of different
+// curves are an error.
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstdio>
+
+#include "cli/command.hpp"
+#include "cli/progress.hpp"
+#include "io/curve_id.hpp"
+#include "io/json.hpp"
+#include "io/r1cs.hpp"
+#include "io/wtns.hpp"
+#include "io/zkey.hpp"
+#include "splitprove/error.hpp"
+#include "zk/groth16.hpp"
+#include "zk/setup.hpp"
+
+namespace splitprove::cli {
+namespace {
+
+using E = zk::Bls12_381;
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+void check_verifying_points(const zk::ProvingKey<E>& pk, const std::string& name) {
+  auto g1 = [&](const E::G1Affine& p, const std::string& what) {
+    if (!E::in_subgroup(p.to_jacobian()))
+      throw Error(fmt::format("{}: {}: point not in the prime-order subgroup", name, what));
+  };
+  auto g2 = [&](const E::G2Affine& p, const std::string& what) {
+    if (!E::in_subgroup(p.to_jacobian()))
+      throw Error(fmt::format("{}: {}: point not in the prime-order subgroup", name, what));
+  };
+  g1(pk.alpha1, "section 2 (header): alpha_1");
+  g1(pk.beta1, "section 2 (header): beta_1");
+  g1(pk.delta1, "section 2 (header): delta_1");
+  g2(pk.beta2, "section 2 (header): beta_2");
+  g2(pk.gamma2, "section 2 (header): gamma_2");
+  g2(pk.delta2, "section 2 (header): delta_2");
+  for (size_t i = 0; i < pk.ic.size(); ++i) g1(pk.ic[i], fmt::format("section 3 (IC): point {}", i));
+}
+
+struct ProveArgs {
+  std::string zkey, wtns, proof, pub;
+  bool quiet = false;
+};
+
+void run_prove(const ProveArgs& a) {
+  auto t0 = std::chrono::steady_clock::now();
+  ProgressBar bar("prove");
+  bar.update("reading key", 0);
+  // The key's point vectors are checked on the curve but not for subgroup membership here: that
+  // check costs two 64-bit scalar multiplications per point (seconds for a 2^16 key, the whole
+  // proof's time again), and it protects nothing the final verification does not: a point outside
+  // the subgroup in A, B, C or H yields a proof that fails the check below and is never written.
+  // The verifying-key points, which that check relies on, are fully checked.
+  io::ZkeyReadOptions ro;
+  ro.check_subgroup = false;
+  auto pk = io::read_zkey<E>(a.zkey, ro);
+  check_verifying_points(pk, a.zkey);
+  auto w = io::read_wtns<E>(a.wtns);
+  io::check_witness_length(w, pk.n_vars, a.zkey, "proving key");
+  auto proof = zk::prove<E>(pk, w.values, [&](const char* s, double f) { bar.update(s, f); });
+  // Every proof is checked before it leaves.
+  auto pub = zk::public_inputs<E>(pk, w.values);
+  auto reason = zk::verify_reason<E>(zk::prepare<E>(zk::verifying_key(pk)), pub, proof);
+  bar.finish();
+  if (reason)
+    throw Error(fmt::format("prove: the proof does not verify ({}): {} does not satisfy the circuit "
+                            "of {} (run `splitprove check` with the .r1cs to find the constraint)",
+                            *reason, a.wtns, a.zkey));
+  io::write_proof_json<E>(a.proof, proof);
+  io::write_public_json<E>(a.pub, pub);
+  if (!a.quiet)
+    std::fprintf(stderr, "proved %s in %.3f s (%u variables, domain 2^%d); proof verified\n",
+                 a.zkey.c_str(), seconds_since(t0), pk.n_vars, __builtin_ctz(pk.domain_size));
+}
+
+void run_verify(const std::string& vkey, const std::string& pub_path, const std::string& proof_path) {
+  auto vk = io::read_vkey_json<E>(vkey);
+  auto pub = io::read_public_json<E>(pub_path);
+  auto proof = io::read_proof_json<E>(proof_path);
+  if (pub.size() != vk.n_public)
+    throw Error(fmt::format("verify: {} has {} public signals, {} expects {}", pub_path, pub.size(),
+                            vkey, vk.n_public));
+  auto reason = zk::verify_reason<E>(zk::prepare<E>(vk), pub, proof);
+  if (reason) throw Error(fmt::format("verify: INVALID proof {}: {}", proof_path, *reason));
+  std::printf("OK: %s is valid for %s and %s\n", proof_path.c_str(), vkey.c_str(), pub_path.c_str());
+}
+
+void run_export_vkey(const std::string& zkey, const std::string& out) {
+  auto pk = io::read_zkey<E>(zkey);
+  io::write_vkey_json<E>(out, zk::verifying_key(pk));
+}
+
+void run_setup(const std::string& r1cs_path, const std::string& out) {
+  auto t0 = std::chrono::steady_clock::now();
+  ProgressBar bar("setup");
+  auto r1cs = io::read_r1cs<E>(r1cs_path);
+  auto pk = zk::dev_setup<E>(r1cs, [&](const char* s, double f) { bar.update(s, f); });
+  bar.update("writing", 1.0);
+  io::write_zkey<E>(out, pk);
+  bar.finish();
+  std::fprintf(stderr,
+               "wrote %s: %u constraints, %u variables, domain 2^%d, in %.2f s\n"
+               "WARNING: development setup - the toxic waste was random but not destroyed by a "
+               "ceremony; never use this key for anything of value\n",
+               out.c_str(), r1cs.n_constraints, pk.n_vars, __builtin_ctz(pk.domain_size),
+               seconds_since(t0));
+}
+
+void run_check(const std::string& r1cs_path, const std::string& wtns_path) {
+  auto r1cs = io::read_r1cs<E>(r1cs_path);
+  auto w = io::read_wtns<E>(wtns_path);
+  io::check_witness_length(w, r1cs.n_wires, r1cs_path, "circuit");
+  if (auto bad = io::first_unsatisfied<E>(r1cs, w.values))
+    throw Error(fmt::format("check: {} does not satisfy {}: constraint {} of {} fails (A·w)(B·w) = C·w",
+                            wtns_path, r1cs_path, *bad, r1cs.n_constraints));
+  std::printf("OK: %s satisfies all %u constraints of %s\n", wtns_path.c_str(), r1cs.n_constraints,
+              r1cs_path.c_str());
+}
+
+Register reg([](CLI::App& app) {
+  auto* prove = app.add_subcommand("prove", "Prove: <circuit.zkey> <witness.wtns> <proof.json> <public.json>");
+  auto pa = std::make_shared<ProveArgs>();
+  prove->add_option("zkey", pa->zkey, "snarkjs Groth16 proving key")->required()->check(CLI::ExistingFile);
+  prove->add_option("witness", pa->wtns, "witness (.wtns)")->required()->check(CLI::ExistingFile);
+  prove->add_option("proof", pa->proof, "output proof.json")->required();
+  prove->add_option("public", pa->pub, "output public.json")->required();
+  prove->add_flag("-q,--quiet", pa->quiet, "no summary line on stderr");
+  prove->callback([pa] { run_prove(*pa); });
+
+  auto* verify = app.add_subcommand("verify", "Verify: <verification_key.json> <public.json> <proof.json>");
+  auto va = std::make_shared<std::array<std::string, 3>>();
+  verify->add_option("vkey", (*va)[0])->required()->check(CLI::ExistingFile);
+  verify->add_option("public", (*va)[1])->required()->check(CLI::ExistingFile);
+  verify->add_option("proof", (*va)[2])->required()->check(CLI::ExistingFile);
+  verify->callback([va] { run_verify((*va)[0], (*va)[1], (*va)[2]); });
+
+  auto* zkey = app.add_subcommand("zkey", "Proving key tools");
+  zkey->require_subcommand(1);
+  auto* exp = zkey->add_subcommand("export-vkey", "Write the verification key: <circuit.zkey> <verification_key.json>");
+  auto ea = std::make_shared<std::array<std::string, 2>>();
+  exp->add_option("zkey", (*ea)[0])->required()->check(CLI::ExistingFile);
+  exp->add_option("vkey", (*ea)[1])->required();
+  exp->callback([ea] { run_export_vkey((*ea)[0], (*ea)[1]); });
+
+  auto* setup = app.add_subcommand("setup", "Key generation: setup --dev <circuit.r1cs> <out.zkey>");
+  auto sa = std::make_shared<std::array<std::string, 2>>();
+  auto dev = std::make_shared<bool>(false);
+  setup->add_flag("--dev", *dev, "development setup from random toxic waste (INSECURE; tests and benchmarks)");
+  setup->add_option("r1cs", (*sa)[0])->required()->check(CLI::ExistingFile);
+  setup->add_option("zkey", (*sa)[1])->required();
+  setup->callback([sa, dev] {
+    if (!*dev)
+      throw Error("setup: only the development setup exists (pass --dev); for a real key run a "
+                  "ceremony with snarkjs (powersoftau + groth16 setup + zkey contribute)");
+    run_setup((*sa)[0], (*sa)[1]);
+  });
+
+  auto* check = app.add_subcommand("check", "Check a witness against a circuit: <circuit.r1cs> <witness.wtns>");
+  auto ca = std::make_shared<std::array<std::string, 2>>();
+  check->add_option("r1cs", (*ca)[0])->required()->check(CLI::ExistingFile);
+  check->add_option("witness", (*ca)[1])->required()->check(CLI::ExistingFile);
+  check->callback([ca] { run_check((*ca)[0], (*ca)[1]); });
+});
+
+}  // namespace
+}  // namespace splitprove::cli

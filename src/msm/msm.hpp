@@ -1,0 +1,73 @@
+#pragma once
+// Multi-scalar multiplication  sum_i k_i·P_i  over a curve group (ec::Curve<P>), CPU, on the
+// library's thread pool. Pippenger's bucket method with signed-digit windows:
+//
+//   * every scalar is split into c-bit signed digits d_w in [-2^(c-1), 2^(c-1)], so one window
+//   needs
+//     only 2^(c-1) buckets (a negative digit adds -P, which costs a negation of y);
+//   * scalars equal to 0 (and bases at infinity) are dropped before any window is looked at, and
+//     scalars equal to 1 are summed directly in the same pass (Groth16 witnesses are mostly 0s and
+//     1s: see DESIGN.md §3, the "split MSM"); only the remaining "tail" goes through the windows;
+//   * buckets are accumulated either in XYZZ coordinates (mixed addition 8M + 2S) or in affine
+//     coordinates with batched inversion (~6M per addition; see msm_impl.hpp for the scheme);
+//   * the work is cut into (window, slice of the tail) tasks, run by util::parallel_for.
+//
+// Entry points take bases in affine form and scalars either as Fr elements (Montgomery form) or as
+// canonical little-endian limbs (< r), the form in which .wtns files store witnesses. The batch
+// variants run several scalar vectors over the same bases in one call (the partitions of one proof
+// share a proving key), with all their tasks scheduled together.
+//
+// Templates over the curve C = ec::Curve<P>; they are instantiated for bls12_381::G1 and G2 in
+// msm_bls12_381.cpp (add a line there for a new curve). Definitions live in msm_impl.hpp.
+//
+// Errors (splitprove::Error): bases and scalars of different lengths, a canonical scalar >= r, a
+// window size out of range. The result for an empty input is the identity.
+#include <cstddef>
+#include <span>
+#include <vector>
+
+#include "ff/bigint.hpp"
+
+namespace splitprove::msm {
+
+// How buckets are accumulated. kAuto picks batch-affine where there are enough points per task
+// for the batched inversion to pay off, XYZZ otherwise.
+enum class Buckets { kAuto, kXyzz, kBatchAffine };
+
+inline constexpr unsigned kMaxWindowBits = 20;  // 2^19 buckets per task at most
+
+struct Options {
+  unsigned window_bits = 0;  // c; 0 = chosen from the number of tail scalars (cost model)
+  Buckets buckets = Buckets::kAuto;
+  size_t slices = 0;  // tail slices per window (tasks = windows × slices); 0 = from the cost model
+};
+
+template <class C>
+using Limbs = ff::Limbs<C::Fr::N>;
+
+// sum_i scalars[i]·bases[i]. bases.size() must equal scalars.size().
+template <class C>
+typename C::Jacobian msm(std::span<const typename C::Affine> bases,
+                         std::span<const typename C::Fr> scalars, const Options& opt = {});
+
+// The same with scalars as canonical little-endian integers; each must be < r.
+template <class C>
+typename C::Jacobian msm_canonical(std::span<const typename C::Affine> bases,
+                                   std::span<const Limbs<C>> scalars, const Options& opt = {});
+
+// One result per scalar vector; each vector must be as long as bases.
+template <class C>
+std::vector<typename C::Jacobian> msm_batch(
+    std::span<const typename C::Affine> bases,
+    std::span<const std::span<const typename C::Fr>> scalars, const Options& opt = {});
+template <class C>
+std::vector<typename C::Jacobian> msm_batch_canonical(
+    std::span<const typename C::Affine> bases, std::span<const std::span<const Limbs<C>>> scalars,
+    const Options& opt = {});
+
+// The reference: binary double-and-add per term, summed in Jacobian form. Slow; for tests.
+template <class C>
+typename C::Jacobian msm_naive(std::span<const typename C::Affine> bases,
+                               std::span<const typename C::Fr> scalars);
+
+}  // namespace splitprove::msm

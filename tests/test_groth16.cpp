@@ -1,0 +1,181 @@
+// Groth16 end to end on the CPU: proofs for snarkjs keys and for development-setup keys verify,
+// snarkjs's proofs verify with our verifier, and everything wrong is rejected — a tampered proof,
+// a wrong public input, a proof for another key, and an unsatisfying witness (whose first failing
+// constraint is named).
+#include <gtest/gtest.h>
+
+#include "io/json.hpp"
+#include "io/r1cs.hpp"
+#include "io/wtns.hpp"
+#include "io/zkey.hpp"
+#include "splitprove/error.hpp"
+#include "test_util.hpp"
+#include "zk/groth16.hpp"
+#include "zk/setup.hpp"
+
+using namespace splitprove;
+using E = zk::Bls12_381;
+using Fr = E::Fr;
+using splitprove::testing::rng;
+
+static std::string fixture(const std::string& name) {
+  return splitprove::testing::source_dir() + "/tests/fixtures/" + name;
+}
+
+// A circuit built in code: x_{i+1} = x_i^2 + x_i + 7 for `steps` steps, out = x_steps public,
+// plus an extra public input y with y·1 = y; wires: 0 = 1, 1 = out, 2 = y, 3 = x_0, 4.. = x_i.
+static io::R1cs<E> chain_r1cs(uint32_t steps) {
+  io::R1cs<E> cs;
+  cs.source = "chain_r1cs";
+  cs.n_pub_out = 1;
+  cs.n_pub_in = 1;
+  cs.n_prv_in = 1;
+  cs.n_wires = 4 + steps;
+  cs.offsets.push_back(0);
+  auto push = [&](std::vector<io::Term<E>> a, std::vector<io::Term<E>> b, std::vector<io::Term<E>> c) {
+    for (auto* lc : {&a, &b, &c}) {
+      cs.terms.insert(cs.terms.end(), lc->begin(), lc->end());
+      cs.offsets.push_back(cs.terms.size());
+    }
+    ++cs.n_constraints;
+  };
+  for (uint32_t i = 0; i < steps; ++i) {
+    uint32_t xi = 3 + i, xn = 4 + i;
+    // x_i · (x_i + 1) = x_{i+1} - 7
+    push({{xi, Fr::one()}}, {{xi, Fr::one()}, {0, Fr::one()}}, {{xn, Fr::one()}, {0, -Fr::from_u64(7)}});
+  }
+  push({{3 + steps, Fr::one()}}, {{0, Fr::one()}}, {{1, Fr::one()}});  // out = x_steps
+  push({{2, Fr::one()}}, {{0, Fr::one()}}, {{2, Fr::one()}});          // y·1 = y
+  return cs;
+}
+
+static std::vector<Fr> chain_witness(uint32_t steps, Fr x0, Fr y) {
+  std::vector<Fr> w(4 + steps);
+  w[0] = Fr::one();
+  w[2] = y;
+  w[3] = x0;
+  for (uint32_t i = 0; i < steps; ++i) w[4 + i] = w[3 + i].square() + w[3 + i] + Fr::from_u64(7);
+  w[1] = w[3 + steps];
+  return w;
+}
+
+TEST(Groth16, SnarkjsFixturesProveAndVerify) {
+  for (const char* c : {"multiplier", "mixed", "chain"}) {
+    SCOPED_TRACE(c);
+    auto pk = io::read_zkey<E>(fixture(std::string(c) + ".zkey"));
+    auto w = io::read_wtns<E>(fixture(std::string(c) + ".wtns"));
+    auto vk_json = io::read_vkey_json<E>(fixture(std::string(c) + ".vkey.json"));
+    auto pvk = zk::prepare<E>(vk_json);
+    auto pub = zk::public_inputs<E>(pk, w.values);
+    EXPECT_EQ(pub, io::read_public_json<E>(fixture(std::string(c) + ".public.json")));
+
+    auto proof = zk::prove<E>(pk, w.values);
+    EXPECT_TRUE(zk::verify<E>(pvk, pub, proof));
+    // snarkjs's own proof verifies with our verifier.
+    auto sj = io::read_proof_json<E>(fixture(std::string(c) + ".proof.json"));
+    EXPECT_TRUE(zk::verify<E>(pvk, pub, sj));
+    // Two proofs of the same statement differ (fresh r, s) and both verify.
+    auto proof2 = zk::prove<E>(pk, w.values);
+    EXPECT_FALSE(proof2.a == proof.a);
+    EXPECT_TRUE(zk::verify<E>(pvk, pub, proof2));
+
+    // Tampering: each element of the proof, and each public input.
+    auto t = proof;
+    t.a = (t.a.to_jacobian() + E::G1Jacobian::generator()).to_affine();
+    EXPECT_EQ(zk::verify_reason<E>(pvk, pub, t), "the pairing check failed");
+    t = proof;
+    t.b = (t.b.to_jacobian().dbl()).to_affine();
+    EXPECT_FALSE(zk::verify<E>(pvk, pub, t));
+    t = proof;
+    t.c = proof.a;
+    EXPECT_FALSE(zk::verify<E>(pvk, pub, t));
+    t = proof;
+    std::swap(t.a, t.c);
+    EXPECT_FALSE(zk::verify<E>(pvk, pub, t));
+    for (size_t i = 0; i < pub.size(); ++i) {
+      auto bad = pub;
+      bad[i] += Fr::one();
+      EXPECT_FALSE(zk::verify<E>(pvk, bad, proof)) << "public input " << i;
+    }
+    // A point off the curve is reported as such.
+    t = proof;
+    t.a.y += E::Fp::one();
+    EXPECT_EQ(zk::verify_reason<E>(pvk, pub, t), "pi_a is not on the curve");
+    // Wrong number of public inputs is an error, not a "false".
+    auto fewer = pub;
+    fewer.pop_back();
+    EXPECT_THROW(zk::verify<E>(pvk, fewer, proof), splitprove::Error);
+  }
+}
+
+TEST(Groth16, UnsatisfyingWitnessIsNamedAndItsProofFails) {
+  auto r1cs = io::read_r1cs<E>(fixture("chain.r1cs"));
+  auto pk = io::read_zkey<E>(fixture("chain.zkey"));
+  auto w = io::read_wtns<E>(fixture("chain.wtns"));
+  ASSERT_FALSE(io::first_unsatisfied<E>(r1cs, w.values).has_value());
+  auto bad = w.values;
+  bad[bad.size() / 2] += Fr::one();
+  auto idx = io::first_unsatisfied<E>(r1cs, bad);
+  ASSERT_TRUE(idx.has_value());
+  auto proof = zk::prove<E>(pk, bad);
+  auto pvk = zk::prepare<E>(zk::verifying_key(pk));
+  EXPECT_FALSE(zk::verify<E>(pvk, zk::public_inputs<E>(pk, bad), proof));
+  // A witness of the wrong length, or with w[0] != 1, is refused before any work.
+  auto shorter = w.values;
+  shorter.pop_back();
+  EXPECT_THROW(zk::prove<E>(pk, shorter), splitprove::Error);
+  auto w0 = w.values;
+  w0[0] = Fr::from_u64(2);
+  EXPECT_THROW(zk::prove<E>(pk, w0), splitprove::Error);
+}
+
+TEST(Groth16, DevSetupOfNativeCircuit) {
+  for (uint32_t steps : {1u, 5u, 300u}) {
+    SCOPED_TRACE(steps);
+    auto cs = chain_r1cs(steps);
+    auto w = chain_witness(steps, Fr::random(rng()), Fr::random(rng()));
+    ASSERT_FALSE(io::first_unsatisfied<E>(cs, w).has_value());
+    auto pk = zk::dev_setup<E>(cs);
+    EXPECT_EQ(pk.domain_size, 1u << (32 - __builtin_clz(steps + 2 + 2)));  // > constraints + n_public
+    auto pvk = zk::prepare<E>(zk::verifying_key(pk));
+    auto pub = zk::public_inputs<E>(pk, w);
+    ASSERT_EQ(pub.size(), 2u);
+    auto proof = zk::prove<E>(pk, w);
+    EXPECT_TRUE(zk::verify<E>(pvk, pub, proof));
+    auto bad = pub;
+    bad[1] += Fr::one();
+    EXPECT_FALSE(zk::verify<E>(pvk, bad, proof));
+    // The key round-trips through the .zkey encoding and still proves.
+    auto bytes = io::encode_zkey<E>(pk);
+    auto pk2 = io::parse_zkey<E>(bytes, "roundtrip.zkey");
+    EXPECT_TRUE(zk::verify<E>(pvk, pub, zk::prove<E>(pk2, w)));
+    // A key from another setup does not accept this proof.
+    auto other = zk::prepare<E>(zk::verifying_key(zk::dev_setup<E>(cs)));
+    EXPECT_FALSE(zk::verify<E>(other, pub, proof));
+    // An unsatisfying witness: named, and its proof fails.
+    auto wb = w;
+    wb[4] += Fr::one();
+    EXPECT_EQ(io::first_unsatisfied<E>(cs, wb), std::optional<size_t>(0));
+    EXPECT_FALSE(zk::verify<E>(pvk, zk::public_inputs<E>(pk, wb), zk::prove<E>(pk, wb)));
+  }
+}
+
+TEST(Groth16, DevSetupMatchesSnarkjsLayout) {
+  // Same circuit as the snarkjs fixture: same sizes, and the same coefficient list (the rows the
+  // prover evaluates), so keys from either setup are interchangeable for provers.
+  auto r1cs = io::read_r1cs<E>(fixture("mixed.r1cs"));
+  auto sj = io::read_zkey<E>(fixture("mixed.zkey"));
+  auto ours = zk::dev_setup<E>(r1cs);
+  EXPECT_EQ(ours.n_vars, sj.n_vars);
+  EXPECT_EQ(ours.n_public, sj.n_public);
+  EXPECT_EQ(ours.domain_size, sj.domain_size);
+  ASSERT_EQ(ours.coeffs.size(), sj.coeffs.size());
+  for (size_t i = 0; i < ours.coeffs.size(); ++i) {
+    EXPECT_EQ(ours.coeffs[i].matrix, sj.coeffs[i].matrix) << i;
+    EXPECT_EQ(ours.coeffs[i].row, sj.coeffs[i].row) << i;
+    EXPECT_EQ(ours.coeffs[i].col, sj.coeffs[i].col) << i;
+    EXPECT_EQ(ours.coeffs[i].value, sj.coeffs[i].value) << i;
+  }
+  EXPECT_EQ(ours.h.size(), sj.h.size());
+  EXPECT_EQ(ours.c.size(), sj.c.size());
+}

@@ -1,0 +1,331 @@
+// Multi-scalar multiplication, typed over BLS12-381 G1 and G2. Every check compares against a value
+// computed another way: the closed form sum_i (i·m)·(i·G) = m·n(n+1)(2n+1)/6·G, the double-and-add
+// reference msm_naive, or one scalar multiplication.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <vector>
+
+#include "ec/bls12_381.hpp"
+#include "msm/msm.hpp"
+#include "splitprove/error.hpp"
+
+namespace splitprove::msm {
+namespace {
+
+using bls12_381::Fr;
+using FrLimbs = ff::Limbs<Fr::N>;
+
+template <class C>
+struct Msm : ::testing::Test {
+  using Affine = typename C::Affine;
+  using Jacobian = typename C::Jacobian;
+  std::mt19937_64 rng{0x6d736d};
+
+  // i·G for i = 1..n, by repeated addition.
+  std::vector<Affine> multiples_of_g(size_t n) {
+    std::vector<Jacobian> j(n);
+    Jacobian acc = Jacobian::identity();
+    for (size_t i = 0; i < n; ++i) j[i] = acc += Affine::generator();
+    std::vector<Affine> a(n);
+    C::batch_to_affine(j, a);
+    return a;
+  }
+
+  // s + i·t for random s, t: distinct points with no relation the test could lean on.
+  std::vector<Affine> random_bases(size_t n) {
+    const Jacobian s = Jacobian::generator().mul(Fr::random(rng));
+    const Jacobian t = Jacobian::generator().mul(Fr::random(rng));
+    std::vector<Jacobian> j(n);
+    Jacobian acc = s;
+    for (size_t i = 0; i < n; ++i) {
+      j[i] = acc;
+      acc += t;
+    }
+    std::vector<Affine> a(n);
+    C::batch_to_affine(j, a);
+    return a;
+  }
+
+  std::vector<Fr> random_scalars(size_t n) {
+    std::vector<Fr> k(n);
+    for (auto& x : k) x = Fr::random(rng);
+    return k;
+  }
+
+  // The arkworks-style mix: 0, 1, -1, 8/16/32/64-bit and full-width scalars, shuffled.
+  std::vector<Fr> mixed_scalars(size_t n) {
+    std::vector<Fr> k(n);
+    for (size_t i = 0; i < n; ++i) {
+      switch (i % 8) {
+        case 0:
+          k[i] = Fr::zero();
+          break;
+        case 1:
+          k[i] = Fr::one();
+          break;
+        case 2:
+          k[i] = -Fr::one();
+          break;
+        case 3:
+          k[i] = Fr::from_u64(rng() & 0xff);
+          break;
+        case 4:
+          k[i] = Fr::from_u64(rng() & 0xffff);
+          break;
+        case 5:
+          k[i] = Fr::from_u64(rng() & 0xffffffff);
+          break;
+        case 6:
+          k[i] = Fr::from_u64(rng());
+          break;
+        default:
+          k[i] = Fr::random(rng);
+          break;
+      }
+    }
+    std::shuffle(k.begin(), k.end(), rng);
+    return k;
+  }
+
+  static std::vector<FrLimbs> canonical(const std::vector<Fr>& k) {
+    std::vector<FrLimbs> c(k.size());
+    for (size_t i = 0; i < k.size(); ++i) c[i] = k[i].to_canonical();
+    return c;
+  }
+};
+
+using Curves = ::testing::Types<bls12_381::G1, bls12_381::G2>;
+TYPED_TEST_SUITE(Msm, Curves);
+
+constexpr Buckets kModes[] = {Buckets::kAuto, Buckets::kXyzz, Buckets::kBatchAffine};
+
+// sum_{i=1..n} (i·m)·(i·G) = m · n(n+1)(2n+1)/6 · G.
+TYPED_TEST(Msm, ClosedFormSumOfSquares) {
+  using C = TypeParam;
+  for (size_t n : {1, 2, 3, 7, 64, 100, 257}) {
+    const auto bases = this->multiples_of_g(n);
+    const Fr m = Fr::random(this->rng);
+    std::vector<Fr> k(n);
+    for (size_t i = 0; i < n; ++i) k[i] = Fr::from_u64(i + 1) * m;
+    const uint64_t s = uint64_t(n) * (n + 1) * (2 * n + 1) / 6;
+    const auto want = C::Jacobian::generator().mul(m * Fr::from_u64(s));
+    ASSERT_FALSE(want.is_identity());
+    for (Buckets mode : kModes) {
+      Options opt;
+      opt.buckets = mode;
+      EXPECT_EQ(msm<C>(bases, k, opt), want) << "n = " << n << ", mode " << int(mode);
+    }
+    EXPECT_EQ(msm_canonical<C>(bases, this->canonical(k)), want) << "n = " << n;
+  }
+}
+
+// A larger closed form that runs real batches (thousands of additions per task, several flushes
+// per bucket) and more than one slice per window.
+TYPED_TEST(Msm, ClosedFormLargerBatchAffine) {
+  using C = TypeParam;
+  const size_t n = std::is_same_v<C, bls12_381::G1> ? 3000 : 1000;
+  const auto bases = this->multiples_of_g(n);
+  const Fr m = Fr::random(this->rng);
+  std::vector<Fr> k(n);
+  for (size_t i = 0; i < n; ++i) k[i] = Fr::from_u64(i + 1) * m;
+  const auto want =
+      C::Jacobian::generator().mul(m * Fr::from_u64(uint64_t(n) * (n + 1) * (2 * n + 1) / 6));
+  for (auto [c, slices] : {std::pair{10u, 1u}, {13u, 3u}, {7u, 2u}}) {
+    Options opt;
+    opt.buckets = Buckets::kBatchAffine;
+    opt.window_bits = c;
+    opt.slices = slices;
+    EXPECT_EQ(msm<C>(bases, k, opt), want) << "c = " << c << ", slices " << slices;
+  }
+}
+
+TYPED_TEST(Msm, RandomMatchesNaive) {
+  using C = TypeParam;
+  for (size_t n : {1, 2, 3, 5, 31, 64}) {
+    const auto bases = this->random_bases(n);
+    const auto k = this->random_scalars(n);
+    const auto want = msm_naive<C>(bases, k);
+    for (Buckets mode : kModes) {
+      Options opt;
+      opt.buckets = mode;
+      EXPECT_EQ(msm<C>(bases, k, opt), want) << "n = " << n << ", mode " << int(mode);
+    }
+  }
+}
+
+TYPED_TEST(Msm, NaiveMatchesScalarMultiplication) {
+  using C = TypeParam;
+  const auto bases = this->random_bases(3);
+  const auto k = this->random_scalars(3);
+  auto want = C::Jacobian::identity();
+  for (size_t i = 0; i < 3; ++i) want += bases[i].to_jacobian().mul(k[i]);
+  EXPECT_EQ(msm_naive<C>(bases, k), want);
+}
+
+TYPED_TEST(Msm, MixedScalarsAndInfinity) {
+  using C = TypeParam;
+  const size_t n = std::is_same_v<C, bls12_381::G1> ? 200 : 96;
+  auto bases = this->random_bases(n);
+  const auto k = this->mixed_scalars(n);
+  // Points at infinity under every kind of scalar (the mix is shuffled, so every 7th index meets a
+  // random one of the kinds).
+  for (size_t i = 3; i < n; i += 7) bases[i] = C::Affine::identity();
+  const auto want = msm_naive<C>(bases, k);
+  ASSERT_FALSE(want.is_identity());
+  for (Buckets mode : kModes) {
+    for (unsigned c : {0u, 3u, 8u}) {
+      Options opt;
+      opt.buckets = mode;
+      opt.window_bits = c;
+      EXPECT_EQ(msm<C>(bases, k, opt), want) << "mode " << int(mode) << ", c = " << c;
+    }
+  }
+  EXPECT_EQ(msm_canonical<C>(bases, this->canonical(k)), want);
+}
+
+// Only 0s and 1s: the tail is empty and the result is the plain sum of the bases of the ones.
+TYPED_TEST(Msm, ZerosAndOnes) {
+  using C = TypeParam;
+  const size_t n = 50;
+  const auto bases = this->random_bases(n);
+  std::vector<Fr> k(n, Fr::zero());
+  auto want = C::Jacobian::identity();
+  for (size_t i = 0; i < n; i += 3) {
+    k[i] = Fr::one();
+    want += bases[i];
+  }
+  EXPECT_EQ(msm<C>(bases, k), want);
+  std::fill(k.begin(), k.end(), Fr::zero());
+  EXPECT_TRUE(msm<C>(bases, k).is_identity());
+}
+
+TYPED_TEST(Msm, EveryWindowSize) {
+  using C = TypeParam;
+  const size_t n = 12;
+  const auto bases = this->random_bases(n);
+  auto k = this->random_scalars(n);
+  k[0] = -Fr::one();
+  k[1] = Fr::from_u64(2);
+  const auto want = msm_naive<C>(bases, k);
+  const unsigned top = std::is_same_v<C, bls12_381::G1> ? 16 : 13;
+  for (unsigned c = 1; c <= top; ++c) {
+    for (Buckets mode : {Buckets::kXyzz, Buckets::kBatchAffine}) {
+      Options opt;
+      opt.buckets = mode;
+      opt.window_bits = c;
+      EXPECT_EQ(msm<C>(bases, k, opt), want) << "c = " << c << ", mode " << int(mode);
+    }
+  }
+}
+
+// Repeated bases with equal digits (doublings inside a bucket) and pairs P, -P with equal scalars
+// (cancellation) drive the batch-affine buckets through their exceptional paths and the queue.
+TYPED_TEST(Msm, RepeatedAndOpposedBases) {
+  using C = TypeParam;
+  const auto g = C::Affine::generator();
+  const auto p = this->random_bases(1)[0];
+  for (Buckets mode : kModes) {
+    Options opt;
+    opt.buckets = mode;
+    opt.window_bits = 9;  // 256 buckets: batches of 32, a queue of 8
+    const size_t n = 300;
+    // All alike: n·k·G.
+    std::vector<typename C::Affine> same(n, g);
+    const Fr k = Fr::random(this->rng);
+    std::vector<Fr> ks(n, k);
+    EXPECT_EQ(msm<C>(same, ks, opt), C::Jacobian::generator().mul(k * Fr::from_u64(n)))
+        << "mode " << int(mode);
+    // p, -p, p, -p, ... with one scalar: everything cancels except an odd leftover.
+    std::vector<typename C::Affine> opposed(n + 1);
+    for (size_t i = 0; i <= n; ++i) opposed[i] = i % 2 ? -p : p;
+    std::vector<Fr> ko(n + 1, k);
+    EXPECT_EQ(msm<C>(opposed, ko, opt), p.to_jacobian().mul(k)) << "mode " << int(mode);
+    // Small scalars 2..9 over a handful of bases: few buckets, many collisions.
+    std::vector<typename C::Affine> few(n);
+    std::vector<Fr> kf(n);
+    auto want = C::Jacobian::identity();
+    for (size_t i = 0; i < n; ++i) {
+      few[i] = i % 3 ? p : g;
+      kf[i] = Fr::from_u64(2 + i % 8);
+      want += few[i].to_jacobian().mul(kf[i]);
+    }
+    EXPECT_EQ(msm<C>(few, kf, opt), want) << "mode " << int(mode);
+  }
+}
+
+TYPED_TEST(Msm, SmallSizes) {
+  using C = TypeParam;
+  const std::vector<typename C::Affine> none;
+  const std::vector<Fr> no_scalars;
+  EXPECT_TRUE(msm<C>(none, no_scalars).is_identity());
+  EXPECT_TRUE(msm_naive<C>(none, no_scalars).is_identity());
+  const auto b = this->random_bases(2);
+  const Fr k0 = Fr::random(this->rng), k1 = Fr::random(this->rng);
+  EXPECT_EQ(msm<C>(std::span(b).first(1), std::vector<Fr>{k0}), b[0].to_jacobian().mul(k0));
+  EXPECT_EQ(msm<C>(b, std::vector<Fr>{k0, k1}),
+            b[0].to_jacobian().mul(k0) + b[1].to_jacobian().mul(k1));
+  EXPECT_TRUE(msm<C>(std::span(b).first(1), std::vector<Fr>{Fr::zero()}).is_identity());
+  EXPECT_EQ(msm<C>(std::span(b).first(1), std::vector<Fr>{Fr::one()}), b[0].to_jacobian());
+  const std::vector<typename C::Affine> inf(1);
+  EXPECT_TRUE(msm<C>(inf, std::vector<Fr>{k0}).is_identity());
+}
+
+TYPED_TEST(Msm, BatchEqualsSeparateCalls) {
+  using C = TypeParam;
+  const size_t n = std::is_same_v<C, bls12_381::G1> ? 300 : 100;
+  auto bases = this->random_bases(n);
+  bases[5] = C::Affine::identity();
+  const std::vector<std::vector<Fr>> vecs = {this->random_scalars(n), this->mixed_scalars(n),
+                                             std::vector<Fr>(n, Fr::zero()),
+                                             std::vector<Fr>(n, Fr::one())};
+  std::vector<std::span<const Fr>> spans(vecs.begin(), vecs.end());
+  std::vector<std::vector<FrLimbs>> canon;
+  for (const auto& v : vecs) canon.push_back(this->canonical(v));
+  std::vector<std::span<const FrLimbs>> cspans(canon.begin(), canon.end());
+  for (Buckets mode : kModes) {
+    Options opt;
+    opt.buckets = mode;
+    const auto got = msm_batch<C>(bases, spans, opt);
+    const auto got_c = msm_batch_canonical<C>(bases, cspans, opt);
+    ASSERT_EQ(got.size(), vecs.size());
+    ASSERT_EQ(got_c.size(), vecs.size());
+    for (size_t v = 0; v < vecs.size(); ++v) {
+      const auto want = msm<C>(bases, vecs[v], opt);
+      EXPECT_EQ(got[v], want) << "vector " << v << ", mode " << int(mode);
+      EXPECT_EQ(got_c[v], want) << "vector " << v << ", mode " << int(mode);
+    }
+  }
+  EXPECT_EQ(msm_batch<C>(bases, std::span<const std::span<const Fr>>{}).size(), 0u);
+}
+
+TYPED_TEST(Msm, BadInputIsAnError) {
+  using C = TypeParam;
+  const auto b = this->random_bases(8);
+  auto k = this->canonical(this->random_scalars(8));
+  k[5] = Fr::MOD;  // r itself is not a canonical scalar
+  try {
+    msm_canonical<C>(b, k);
+    FAIL() << "scalar r was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("scalar 5 of 8"), std::string::npos) << e.what();
+  }
+  k[5] = FrLimbs{~0ull, ~0ull, ~0ull, ~0ull};
+  std::vector<std::span<const FrLimbs>> one{k};
+  try {
+    msm_batch_canonical<C>(b, one);
+    FAIL() << "scalar 2^256 - 1 was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("vector 0: scalar 5"), std::string::npos) << e.what();
+  }
+  const auto fr = this->random_scalars(7);
+  EXPECT_THROW(msm<C>(b, fr), Error);
+  EXPECT_THROW(msm_naive<C>(b, fr), Error);
+  Options opt;
+  opt.window_bits = kMaxWindowBits + 1;
+  EXPECT_THROW(msm<C>(b, this->random_scalars(8), opt), Error);
+}
+
+}  // namespace
+}  // namespace splitprove::msm
