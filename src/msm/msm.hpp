@@ -40,6 +40,7 @@ struct Options {
   unsigned window_bits = 0;  // c; 0 = chosen from the number of tail scalars (cost model)
   Buckets buckets = Buckets::kAuto;
   size_t slices = 0;  // tail slices per window (tasks = windows × slices); 0 = from the cost model
+  size_t chunk = 0;  // batch-affine: points sorted into buckets at a time; 0 = from the window size
 };
 
 template <class C>
