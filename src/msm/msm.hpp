@@ -66,6 +66,13 @@ std::vector<typename C::Jacobian> msm_batch_canonical(
     std::span<const typename C::Affine> bases, std::span<const std::span<const Limbs<C>>> scalars,
     const Options& opt = {});
 
+// An upper bound of the memory one call allocates besides its result, for `vectors` scalar vectors
+// of n terms (what a MemoryBudget reservation for the call must cover): the tails (4 + 8·N bytes
+// per term whose scalar is neither 0 nor 1) and the scratch of the tasks running at once (one per
+// pool thread: buckets, sort and round buffers, up to ~40 MB each for G2 with 16-bit windows).
+template <class C>
+size_t scratch_bytes(size_t n, size_t vectors = 1, const Options& opt = {});
+
 // The reference: binary double-and-add per term, summed in Jacobian form. Slow; for tests.
 template <class C>
 typename C::Jacobian msm_naive(std::span<const typename C::Affine> bases,

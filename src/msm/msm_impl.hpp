@@ -258,10 +258,19 @@ class AffineWindow {
   using Xyzz = typename C::Xyzz;
   using F = typename C::F;
 
-  // Chunk: at least 2^14 points so the ~log2 rounds' inversions stay below ~5% of the additions,
-  // and 4 points per bucket on average; at most 2^17 (G2: 26 MB of scratch per task).
+  // Chunk: 2 points per bucket on average (measured best or equal to 1x and 4x on G1 at 2^16 and
+  // 2^18), within [2^13, 2^16]: at least 2^13 so the ~4-6 inversions of a chunk cost < 0.5M per
+  // addition, at most 2^16 to bound the scratch (G2, c = 16: ~37 MB per task; see scratch_bytes).
   static size_t chunk_size(unsigned c) {
-    return std::clamp<size_t>(size_t(4) << (c - 1), size_t(1) << 14, size_t(1) << 17);
+    return std::clamp<size_t>(size_t(2) << (c - 1), size_t(1) << 13, size_t(1) << 16);
+  }
+
+  // Bytes a task allocates for `chunk` points per chunk (exceptional XYZZ buckets included).
+  static size_t scratch_bytes(unsigned c, size_t chunk) {
+    const size_t k = size_t(1) << (c - 1);
+    return k * (sizeof(Affine) + sizeof(Xyzz) + 3 * sizeof(uint32_t)) + chunk * sizeof(int32_t) +
+           (chunk + k) * sizeof(Affine) +
+           (chunk / 2 + k) * (sizeof(Affine) + sizeof(Pair) + sizeof(F));
   }
 
   AffineWindow(std::span<const Affine> bases, unsigned c, size_t max_chunk)
@@ -532,6 +541,14 @@ std::vector<typename C::Jacobian> run(std::span<const typename C::Affine> bases,
   return out;
 }
 
+// Scratch of one task of plan p over a slice of `slice` tail terms.
+template <class C>
+size_t task_bytes(const Plan& p, size_t slice, size_t chunk) {
+  if (!p.affine) return (size_t(1) << (p.c - 1)) * sizeof(typename C::Xyzz);
+  chunk = std::min(chunk ? chunk : AffineWindow<C>::chunk_size(p.c), slice);
+  return AffineWindow<C>::scratch_bytes(p.c, chunk);
+}
+
 template <class C>
 bool is_one_limbs(const Limbs<C>& k) {
   if (k[0] != 1) return false;
@@ -619,6 +636,22 @@ std::vector<typename C::Jacobian> msm_batch_canonical(
     tails.push_back(detail::classify_canonical<C>(bases, scalars[v], where));
   }
   return detail::run<C>(bases, tails, opt);
+}
+
+template <class C>
+size_t scratch_bytes(size_t n, size_t vectors, const Options& opt) {
+  if (n == 0 || vectors == 0) return 0;
+  // The plan for n tail terms is the largest: fewer terms never choose wider windows or chunks.
+  const detail::Plan p = detail::make_plan<C>(n, vectors, opt);
+  const size_t tasks = vectors * p.windows * p.slices;
+  const size_t slice = (n + p.slices - 1) / p.slices;
+  const size_t per_task = detail::task_bytes<C>(p, slice, opt.chunk);
+  const size_t tails = vectors * n * (sizeof(uint32_t) + sizeof(Limbs<C>));
+  // Per task: its partial sum and the pool's job entry (a std::function and its captures, < 256
+  // bytes); per classification slice (4 per thread, two passes): a count, a sum and a job entry.
+  const size_t partials = tasks * (sizeof(typename C::Xyzz) + 256) +
+                          (4 * util::num_threads() + 1) * (sizeof(typename C::Xyzz) + 8 + 512);
+  return tails + partials + std::min(tasks, util::num_threads()) * per_task;
 }
 
 template <class C>
