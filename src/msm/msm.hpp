@@ -34,7 +34,9 @@ namespace splitprove::msm {
 // for the batched inversion to pay off, XYZZ otherwise.
 enum class Buckets { kAuto, kXyzz, kBatchAffine };
 
-inline constexpr unsigned kMaxWindowBits = 20;  // 2^19 buckets per task at most
+// At most 2^15 buckets per task (G2 batch-affine: up to ~60 MB of scratch per task); the cost model
+// picks 16 from ~2^19 terms on.
+inline constexpr unsigned kMaxWindowBits = 16;
 
 struct Options {
   unsigned window_bits = 0;  // c; 0 = chosen from the number of tail scalars (cost model)
