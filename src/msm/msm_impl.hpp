@@ -541,14 +541,6 @@ std::vector<typename C::Jacobian> run(std::span<const typename C::Affine> bases,
   return out;
 }
 
-// Scratch of one task of plan p over a slice of `slice` tail terms.
-template <class C>
-size_t task_bytes(const Plan& p, size_t slice, size_t chunk) {
-  if (!p.affine) return (size_t(1) << (p.c - 1)) * sizeof(typename C::Xyzz);
-  chunk = std::min(chunk ? chunk : AffineWindow<C>::chunk_size(p.c), slice);
-  return AffineWindow<C>::scratch_bytes(p.c, chunk);
-}
-
 template <class C>
 bool is_one_limbs(const Limbs<C>& k) {
   if (k[0] != 1) return false;
@@ -640,18 +632,39 @@ std::vector<typename C::Jacobian> msm_batch_canonical(
 
 template <class C>
 size_t scratch_bytes(size_t n, size_t vectors, const Options& opt) {
+  using detail::AffineWindow;
   if (n == 0 || vectors == 0) return 0;
-  // The plan for n tail terms is the largest: fewer terms never choose wider windows or chunks.
-  const detail::Plan p = detail::make_plan<C>(n, vectors, opt);
-  const size_t tasks = vectors * p.windows * p.slices;
-  const size_t slice = (n + p.slices - 1) / p.slices;
-  const size_t per_task = detail::task_bytes<C>(p, slice, opt.chunk);
+  // Per task. The window a tail of t <= n terms gets only widens with t (the model's optimum moves
+  // to wider windows as the per-term cost grows against the per-bucket cost), and a chunk holds at
+  // most min(chunk_size(c), t) terms, so the plans for n terms bound every smaller tail. In kAuto
+  // below the batch-affine threshold only XYZZ buckets are used.
+  size_t per_task = 0;
+  if (opt.buckets != Buckets::kBatchAffine) {
+    const unsigned c =
+        opt.window_bits ? opt.window_bits : detail::best_window_bits(n, detail::kCostXyzzAdd);
+    per_task = (size_t(1) << (c - 1)) * sizeof(typename C::Xyzz);
+  }
+  if (opt.buckets == Buckets::kBatchAffine ||
+      (opt.buckets == Buckets::kAuto && n >= detail::affine_min_terms<C>())) {
+    const unsigned c =
+        opt.window_bits ? opt.window_bits : detail::best_window_bits(n, detail::kCostAffineAdd);
+    const size_t chunk = std::min(opt.chunk ? opt.chunk : AffineWindow<C>::chunk_size(c), n);
+    per_task = std::max(per_task, AffineWindow<C>::scratch_bytes(c, chunk));
+  }
+  // Tasks per vector: windows × slices, with at most 64 slices of >= 256 terms; a tail of >= 256
+  // terms gets c >= 6, i.e. at most 43 windows, a smaller one at most 256 windows of one slice.
+  // Each task holds a partial sum and a pool job (a std::function and its captures, < 256 bytes)
+  // until the end; classification holds a count, a sum and a job per slice.
+  const size_t slices = opt.slices ? opt.slices : std::clamp<size_t>(n / 256, 1, 64);
+  const size_t tasks =
+      vectors * (opt.window_bits
+                     ? detail::num_windows(detail::kScalarBits, opt.window_bits) * slices
+                     : std::max<size_t>(256, 43 * slices));
+  const size_t threads = util::num_threads();
+  const size_t small = tasks * (sizeof(typename C::Xyzz) + 256) +
+                       (4 * threads + 1) * (sizeof(typename C::Xyzz) + 8 + 512);
   const size_t tails = vectors * n * (sizeof(uint32_t) + sizeof(Limbs<C>));
-  // Per task: its partial sum and the pool's job entry (a std::function and its captures, < 256
-  // bytes); per classification slice (4 per thread, two passes): a count, a sum and a job entry.
-  const size_t partials = tasks * (sizeof(typename C::Xyzz) + 256) +
-                          (4 * util::num_threads() + 1) * (sizeof(typename C::Xyzz) + 8 + 512);
-  return tails + partials + std::min(tasks, util::num_threads()) * per_task;
+  return tails + small + threads * per_task;
 }
 
 template <class C>
