@@ -11,6 +11,7 @@
 // minute 2^18 independent scalar multiplications would.
 #include <benchmark/benchmark.h>
 
+#include <ctime>
 #include <random>
 #include <vector>
 
@@ -42,6 +43,22 @@ const std::vector<typename C::Affine>& bases(size_t n) {
   return cache;
 }
 
+// CPU time of the whole process (every pool thread), in seconds. On a shared machine the wall time
+// depends on what else runs; the process CPU time per iteration, divided by the threads, is what
+// the wall time would be on idle cores with perfect balance.
+double process_cpu_s() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return double(t.tv_sec) + 1e-9 * double(t.tv_nsec);
+}
+
+void report(benchmark::State& state, double cpu_s) {
+  const double per_iter_ms = 1e3 * cpu_s / double(state.iterations());
+  state.counters["threads"] = double(util::num_threads());
+  state.counters["proc_cpu_ms"] = per_iter_ms;
+  state.counters["cpu_per_thread_ms"] = per_iter_ms / double(util::num_threads());
+}
+
 enum class Dist { kRandom, kWitness };
 
 // kWitness: 40% zeros, 30% ones, 30% full-width values (a Groth16 assignment is dominated by
@@ -68,8 +85,9 @@ void bm_msm(benchmark::State& state) {
   const auto k = scalars(n, D);
   msm::Options opt;
   opt.buckets = B;
+  const double t0 = process_cpu_s();
   for (auto _ : state) benchmark::DoNotOptimize(msm::msm<C>(b, k, opt));
-  state.counters["threads"] = double(util::num_threads());
+  report(state, process_cpu_s() - t0);
 }
 
 void bm_g1_batch4(benchmark::State& state) {
@@ -79,8 +97,9 @@ void bm_g1_batch4(benchmark::State& state) {
   std::vector<std::vector<Fr>> k;
   for (int v = 0; v < 4; ++v) k.push_back(scalars(n, Dist::kWitness));
   std::vector<std::span<const Fr>> spans(k.begin(), k.end());
+  const double t0 = process_cpu_s();
   for (auto _ : state) benchmark::DoNotOptimize(msm::msm_batch<bls12_381::G1>(b, spans));
-  state.counters["threads"] = double(util::num_threads());
+  report(state, process_cpu_s() - t0);
 }
 
 using bls12_381::G1;
