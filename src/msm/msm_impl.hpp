@@ -466,27 +466,29 @@ Plan make_plan(size_t tail, size_t vectors, const Options& opt) {
   if (opt.buckets == Buckets::kAuto) {
     affine = tail >= affine_min_terms<C>();
   }
-  p.c = opt.window_bits ? opt.window_bits
-                        : best_window_bits(tail, affine ? kCostAffineAdd : kCostXyzzAdd);
   p.affine = affine;
-  p.windows = num_windows(kScalarBits, p.c);
-  // Slices per window: minimise the makespan  rounds · (slice cost + reduction cost)  with
-  // rounds = ceil(tasks / threads), so that e.g. 20 windows on 16 threads are cut into 80 tasks
-  // (5 rounds of a quarter) rather than 2 rounds of whole windows.
+  // Window size and slices per window minimise the makespan  rounds · (slice cost + reduction)
+  // with rounds = ceil(tasks / threads). Slices cut e.g. 20 windows on 16 threads into 80 tasks
+  // (5 rounds of a quarter) rather than 2 rounds of whole windows; one bit narrower than the
+  // single-thread optimum c* is tried too, since its window count may divide better among the
+  // threads (2^18 terms on 2 threads: c* = 14 gives 19 windows, 10 rounds; 13 gives 20, also 10
+  // rounds, each cheaper). Never wider than c*, so scratch_bytes's bound holds.
   const size_t threads = util::num_threads();
   const double add = affine ? kCostAffineAdd : kCostXyzzAdd;
-  const double red = double(size_t(1) << (p.c - 1)) * kCostBucket;
-  if (opt.slices) {
-    p.slices = opt.slices;
-    return p;
-  }
+  const unsigned c_star = opt.window_bits ? opt.window_bits : best_window_bits(tail, add);
   double best = -1;
-  for (size_t s = 1; s <= 64; ++s) {
-    if (s > 1 && tail / s < 256) break;
-    const size_t tasks = vectors * p.windows * s;
-    const double rounds = double((tasks + threads - 1) / threads);
-    const double cost = rounds * (double(tail) / double(s) * add + red);
-    if (best < 0 || cost < best) best = cost, p.slices = s;
+  for (unsigned c = c_star; c + 1 >= c_star && c >= 1; --c) {
+    const size_t windows = num_windows(kScalarBits, c);
+    const double red = double(size_t(1) << (c - 1)) * kCostBucket;
+    for (size_t s = opt.slices ? opt.slices : 1; s <= (opt.slices ? opt.slices : 64); ++s) {
+      if (!opt.slices && s > 1 && tail / s < 256) break;
+      const size_t tasks = vectors * windows * s;
+      const double rounds = double((tasks + threads - 1) / threads);
+      const double cost = rounds * (double(tail) / double(s) * add + red);
+      if (best < 0 || cost < best)
+        best = cost, p.c = c, p.windows = unsigned(windows), p.slices = s;
+    }
+    if (opt.window_bits) break;
   }
   return p;
 }
