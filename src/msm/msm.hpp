@@ -2,9 +2,8 @@
 // Multi-scalar multiplication  sum_i k_i·P_i  over a curve group (ec::Curve<P>), CPU, on the
 // library's thread pool. Pippenger's bucket method with signed-digit windows:
 //
-//   * every scalar is split into c-bit signed digits d_w in [-2^(c-1), 2^(c-1)], so one window
-//   needs
-//     only 2^(c-1) buckets (a negative digit adds -P, which costs a negation of y);
+//   * every scalar is split into c-bit signed digits d_w in (-2^(c-1), 2^(c-1)], so one window
+//     needs only 2^(c-1) buckets (a negative digit adds -P, which costs a negation of y);
 //   * scalars equal to 0 (and bases at infinity) are dropped before any window is looked at, and
 //     scalars equal to 1 are summed directly in the same pass (Groth16 witnesses are mostly 0s and
 //     1s: see DESIGN.md §3, the "split MSM"); only the remaining "tail" goes through the windows;
@@ -71,7 +70,7 @@ std::vector<typename C::Jacobian> msm_batch_canonical(
 // An upper bound of the memory one call allocates besides its result, for `vectors` scalar vectors
 // of n terms (what a MemoryBudget reservation for the call must cover): the tails (4 + 8·N bytes
 // per term whose scalar is neither 0 nor 1) and the scratch of the tasks running at once (one per
-// pool thread: buckets, sort and round buffers, up to ~40 MB each for G2 with 16-bit windows).
+// pool thread: buckets, sort and round buffers, up to ~60 MB each for G2 with 16-bit windows).
 template <class C>
 size_t scratch_bytes(size_t n, size_t vectors = 1, const Options& opt = {});
 

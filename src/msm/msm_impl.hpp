@@ -46,7 +46,8 @@ namespace detail {
 inline constexpr double kCostXyzzAdd = 10.0;
 inline constexpr double kCostAffineAdd = 8.5;
 inline constexpr double kCostBucket = 24.0;
-inline constexpr unsigned kScalarBits = 255;  // BLS12-381 r and BN254 r both have < 256 bits
+// Scalar bits the windows cover (BLS12-381 r: 255 bits, BN254 r: 254); make_plan checks Fr.
+inline constexpr unsigned kScalarBits = 255;
 
 inline unsigned num_windows(unsigned bits, unsigned c) { return bits / c + 1; }
 
@@ -260,7 +261,7 @@ class AffineWindow {
 
   // Chunk: 2 points per bucket on average (measured best or equal to 1x and 4x on G1 at 2^16 and
   // 2^18), within [2^13, 2^16]: at least 2^13 so the ~4-6 inversions of a chunk cost < 0.5M per
-  // addition, at most 2^16 to bound the scratch (G2, c = 16: ~37 MB per task; see scratch_bytes).
+  // addition, at most 2^16 to bound the scratch (G2, c = 16: ~60 MB per task; see scratch_bytes).
   static size_t chunk_size(unsigned c) {
     return std::clamp<size_t>(size_t(2) << (c - 1), size_t(1) << 13, size_t(1) << 16);
   }
@@ -457,6 +458,7 @@ constexpr size_t affine_min_terms() {
 
 template <class C>
 Plan make_plan(size_t tail, size_t vectors, const Options& opt) {
+  static_assert(C::Fr::BITS <= kScalarBits, "scalars wider than the windows cover");
   Plan p;
   if (opt.window_bits > kMaxWindowBits)
     throw Error("msm: window size " + std::to_string(opt.window_bits) +
