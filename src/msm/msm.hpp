@@ -2,9 +2,8 @@
 // Multi-scalar multiplication  sum_i k_i·P_i  over a curve group (ec::Curve<P>), CPU, on the
 // library's thread pool. Pippenger's bucket method with signed-digit windows:
 //
-//   * every scalar is split into c-bit signed digits d_w in [-2^(c-1), 2^(c-1)], so one window
-//   needs
-//     only 2^(c-1) buckets (a negative digit adds -P, which costs a negation of y);
+//   * every scalar is split into c-bit signed digits d_w in (-2^(c-1), 2^(c-1)], so one window
+//     needs only 2^(c-1) buckets (a negative digit adds -P, which costs a negation of y);
 //   * scalars equal to 0 (and bases at infinity) are dropped before any window is looked at, and
 //     scalars equal to 1 are summed directly in the same pass (Groth16 witnesses are mostly 0s and
 //     1s: see DESIGN.md §3, the "split MSM"); only the remaining "tail" goes through the windows;
@@ -34,12 +33,15 @@ namespace splitprove::msm {
 // for the batched inversion to pay off, XYZZ otherwise.
 enum class Buckets { kAuto, kXyzz, kBatchAffine };
 
-inline constexpr unsigned kMaxWindowBits = 20;  // 2^19 buckets per task at most
+// At most 2^15 buckets per task (G2 batch-affine: up to ~60 MB of scratch per task); the cost model
+// picks 16 from ~2^19 terms on.
+inline constexpr unsigned kMaxWindowBits = 16;
 
 struct Options {
   unsigned window_bits = 0;  // c; 0 = chosen from the number of tail scalars (cost model)
   Buckets buckets = Buckets::kAuto;
   size_t slices = 0;  // tail slices per window (tasks = windows × slices); 0 = from the cost model
+  size_t chunk = 0;  // batch-affine: points sorted into buckets at a time; 0 = from the window size
 };
 
 template <class C>
@@ -64,6 +66,13 @@ template <class C>
 std::vector<typename C::Jacobian> msm_batch_canonical(
     std::span<const typename C::Affine> bases, std::span<const std::span<const Limbs<C>>> scalars,
     const Options& opt = {});
+
+// An upper bound of the memory one call allocates besides its result, for `vectors` scalar vectors
+// of n terms (what a MemoryBudget reservation for the call must cover): the tails (4 + 8·N bytes
+// per term whose scalar is neither 0 nor 1) and the scratch of the tasks running at once (one per
+// pool thread: buckets, sort and round buffers, up to ~60 MB each for G2 with 16-bit windows).
+template <class C>
+size_t scratch_bytes(size_t n, size_t vectors = 1, const Options& opt = {});
 
 // The reference: binary double-and-add per term, summed in Jacobian form. Slow; for tests.
 template <class C>

@@ -12,6 +12,7 @@ namespace splitprove::msm {
       std::span<const C::Affine>, std::span<const std::span<const C::Fr>>, const Options&);        \
   template std::vector<C::Jacobian> msm_batch_canonical<C>(                                        \
       std::span<const C::Affine>, std::span<const std::span<const Limbs<C>>>, const Options&);     \
+  template size_t scratch_bytes<C>(size_t, size_t, const Options&);                                \
   template C::Jacobian msm_naive<C>(std::span<const C::Affine>, std::span<const C::Fr>);
 
 SPLITPROVE_MSM_INSTANTIATE(bls12_381::G1)

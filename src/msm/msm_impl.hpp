@@ -36,17 +36,18 @@
 namespace splitprove::msm {
 namespace detail {
 
-// ---- cost model
-// ---------------------------------------------------------------------------------- Units: one
-// field multiplication of the coordinate field. A mixed XYZZ addition is 8M + 2S; a batch-affine
-// addition is 1M (slope) + 1S + 1M (y) + 3M (its share of Montgomery's batch inversion) plus the
-// inversion itself spread over the batch; reducing one bucket costs one mixed and one full XYZZ
-// addition (running += bucket, sum += running: 10 + 14). Measured on BLS12-381 G1 the ratios hold
-// within ~15%, which moves the optimum c by at most one.
+// ---- cost model ---------------------------------------------------------------------------------
+// Units: one multiplication in the coordinate field F (Fp for G1, Fp2 for G2). A mixed XYZZ
+// addition is 8M + 2S; a batch-affine addition is 1M (slope) + 1S + 1M (y) + 3M (its share of
+// Montgomery's batch inversion) = 6M, measured at ~8.5M with its memory traffic and subtractions
+// (BLS12-381 G1, single thread, 2^16 and 2^18 terms: 550 ns against 650 ns per XYZZ addition);
+// reducing one bucket costs one mixed and one full XYZZ addition (running += bucket, sum +=
+// running: 10 + 14).
 inline constexpr double kCostXyzzAdd = 10.0;
-inline constexpr double kCostAffineAdd = 7.0;
+inline constexpr double kCostAffineAdd = 8.5;
 inline constexpr double kCostBucket = 24.0;
-inline constexpr unsigned kScalarBits = 255;  // BLS12-381 r and BN254 r both have < 256 bits
+// Scalar bits the windows cover (BLS12-381 r: 255 bits, BN254 r: 254); make_plan checks Fr.
+inline constexpr unsigned kScalarBits = 255;
 
 inline unsigned num_windows(unsigned bits, unsigned c) { return bits / c + 1; }
 
@@ -65,8 +66,7 @@ inline unsigned best_window_bits(size_t tail, double add_cost) {
   return best;
 }
 
-// ---- signed digits
-// -------------------------------------------------------------------------------
+// ---- signed digits ------------------------------------------------------------------------------
 template <size_t N>
 struct WindowDigits {
   unsigned c = 0, lo = 0;       // window w covers bits [lo, lo + c), lo = c·w
@@ -104,8 +104,7 @@ struct WindowDigits {
   }
 };
 
-// ---- the tail of one scalar vector
-// ----------------------------------------------------------------
+// ---- the tail of one scalar vector --------------------------------------------------------------
 template <class C>
 struct Tail {
   std::vector<uint32_t> index;   // positions in bases, increasing
@@ -174,20 +173,46 @@ Tail<C> classify(std::span<const typename C::Affine> bases, size_t n, const Kind
   return out;
 }
 
-// ---- bucket accumulation -----------------------------------------------------------------------
+// ---- bucket accumulation ------------------------------------------------------------------------
 // One task: window w over tail[begin, end). Returns sum_b (b+1)·B_b in XYZZ form.
 
-// Running-sum reduction: after bucket b, running = sum_{j>=b} B_j and sum gains running, so bucket
-// j is counted j+1 times. Cost per bucket: one addition into running, one into sum.
-template <class C>
-typename C::Xyzz reduce_xyzz(const std::vector<typename C::Xyzz>& buckets) {
+// k·P for a small k > 0 (double-and-add).
+template <class Xyzz>
+Xyzz mul_small(const Xyzz& p, uint64_t k) {
+  Xyzz r = p;
+  for (int i = 62 - __builtin_clzll(k); i >= 0; --i) {
+    r = r.dbl();
+    if ((k >> i) & 1) r += p;
+  }
+  return r;
+}
+
+// sum_b (b+1)·B_b over K buckets by the running sum: walking b down, running = sum_{j>=b} B_j and
+// sum gains running once per b, so B_j is counted j+1 times; one addition into running and one into
+// sum per bucket. Between two non-empty buckets b_i > b_{i+1} running stays the same for
+// b_i - b_{i+1} steps, so sum gains running·(b_i - b_{i+1}) at once: the same work on dense
+// buckets, and ~log(gap) doublings instead of gap additions where buckets are sparse (small inputs
+// with large windows). `empty(b)` tells empty buckets; `add(running, b)` adds bucket b to running.
+template <class C, class Empty, class Add>
+typename C::Xyzz reduce_buckets(size_t k, const Empty& empty, const Add& add) {
   using Xyzz = typename C::Xyzz;
   Xyzz running = Xyzz::identity(), sum = Xyzz::identity();
-  for (size_t b = buckets.size(); b-- > 0;) {
-    running += buckets[b];
-    sum += running;
+  size_t prev = k;  // the last non-empty bucket seen; k = none yet
+  for (size_t b = k; b-- > 0;) {
+    if (empty(b)) continue;
+    if (prev != k) sum += prev - b == 1 ? running : mul_small(running, prev - b);
+    add(running, b);
+    prev = b;
   }
+  if (prev != k) sum += prev == 0 ? running : mul_small(running, prev + 1);
   return sum;
+}
+
+template <class C>
+typename C::Xyzz reduce_xyzz(const std::vector<typename C::Xyzz>& buckets) {
+  return reduce_buckets<C>(
+      buckets.size(), [&](size_t b) { return buckets[b].is_identity(); },
+      [&](typename C::Xyzz& r, size_t b) { r += buckets[b]; });
 }
 
 template <class C>
@@ -208,181 +233,232 @@ typename C::Xyzz window_xyzz(std::span<const typename C::Affine> bases, const Ta
   return reduce_xyzz<C>(buckets);
 }
 
-// Batch-affine buckets. Each bucket is an affine point (inf = empty). Adding P to a non-empty
-// bucket A needs  lambda = (y_P - y_A)/(x_P - x_A),  x = lambda^2 - x_A - x_P,
-// y = lambda(x_A - x) - y_A; the divisions of a whole batch of such additions share one field
-// inversion by Montgomery's trick (3M per element). Within one batch a bucket may appear once
-// ("pending"); a point for a pending bucket waits in a small queue and joins the next batch. Points
-// that would need the exceptional formulas (x_P = x_A: doubling, or P = -A) and overflow of the
-// queue (heavily skewed digits, e.g. all scalars alike) go to a second, XYZZ bucket of the same
-// index, so no input degrades below the XYZZ method. The window sum adds both kinds of bucket.
+// Batch-affine buckets, accumulated as pairwise trees.
 //
-// Batch size: the inversion (Fermat, ~600M for BLS12-381 Fp) is spread over kBatch additions, and a
-// point finds its bucket pending with probability ~ (pending)/(2^(c-1)); kBatch = 2^(c-3) keeps
-// that at <= 1/8 on average, capped at 1024 (inversion share 0.6M per addition).
+// Adding two affine points P, Q with x_P != x_Q needs  lambda = (y_Q - y_P)/(x_Q - x_P),
+// x = lambda^2 - x_P - x_Q,  y = lambda(x_P - x) - y_P:  1M + 1S + 1M, plus a division. The
+// divisions of many independent additions share one field inversion by Montgomery's trick (3M per
+// element), so an addition costs ~6M against 8M + 2S for a mixed XYZZ addition. The inversion
+// itself is expensive (Fermat: ~600M for BLS12-381 Fp), so a batch must hold hundreds of additions.
+//
+// Rather than adding points one by one into buckets (where two points for one bucket cannot share
+// a batch), a task takes its slice of the tail in chunks and, per chunk:
+//   1. computes every digit and counting-sorts the points by bucket into one array, each bucket's
+//      segment holding the bucket's value so far and the chunk's points for it;
+//   2. adds the points of every segment pairwise, (0,1), (2,3), ..., all segments in one batch,
+//      writing the sums (still sorted by bucket) to a second buffer; then the next round from
+//      there, until every segment is one point.
+// Every round is one batch with one inversion, there are ~log2(points per bucket) + a few rounds
+// per chunk, and no input makes the batches small: even a single bucket with all the points
+// halves in ~log2(chunk) rounds. A pair with equal x (a doubling, or P + (-P)) goes to a per-bucket
+// XYZZ accumulator instead (allocated at its first use), whose formulas handle both cases.
 template <class C>
-class AffineBuckets {
+class AffineWindow {
  public:
   using Affine = typename C::Affine;
   using Xyzz = typename C::Xyzz;
   using F = typename C::F;
 
-  AffineBuckets(std::span<const Affine> bases, unsigned c)
+  // Chunk: 2 points per bucket on average (measured best or equal to 1x and 4x on G1 at 2^16 and
+  // 2^18), within [2^13, 2^16]: at least 2^13 so the ~4-6 inversions of a chunk cost < 0.5M per
+  // addition, at most 2^16 to bound the scratch (G2, c = 16: ~60 MB per task; see scratch_bytes).
+  static size_t chunk_size(unsigned c) {
+    return std::clamp<size_t>(size_t(2) << (c - 1), size_t(1) << 13, size_t(1) << 16);
+  }
+
+  // Bytes a task allocates for `chunk` points per chunk (exceptional XYZZ buckets included).
+  static size_t scratch_bytes(unsigned c, size_t chunk) {
+    const size_t k = size_t(1) << (c - 1);
+    return k * (sizeof(Affine) + sizeof(Xyzz) + 3 * sizeof(uint32_t)) + chunk * sizeof(int32_t) +
+           (chunk + k) * sizeof(Affine) +
+           (chunk / 2 + k) * (sizeof(Affine) + sizeof(Pair) + sizeof(F));
+  }
+
+  AffineWindow(std::span<const Affine> bases, unsigned c, size_t max_chunk)
       : bases_(bases),
         k_(size_t(1) << (c - 1)),
-        batch_cap_(std::clamp<size_t>(k_ / 8, 1, 1024)),
-        queue_cap_(std::max<size_t>(1, batch_cap_ / 4)),
-        aff_(k_),
-        extra_(k_, Xyzz::identity()),
-        pending_(k_, 0) {
-    batch_.reserve(batch_cap_);
-    prefix_.resize(batch_cap_);
-    queue_.reserve(queue_cap_);
-    spare_.reserve(queue_cap_);
+        acc_(k_),
+        start_(k_),
+        len_(k_),
+        digits_(max_chunk),
+        pts_(max_chunk + k_),
+        tmp_(max_chunk / 2 + k_) {
+    active_.reserve(k_);
+    pairs_.reserve(max_chunk / 2 + k_);
+    prefix_.reserve(max_chunk / 2 + k_);
   }
 
-  // Adds ±bases[index] to bucket b.
-  void add(uint32_t b, uint32_t index, bool neg) {
-    const Affine& p = bases_[index];
-    Affine& a = aff_[b];
-    if (a.inf) {
-      a = neg ? -p : p;
-      return;
+  template <class Digit>
+  void add_chunk(const Digit& digit, std::span<const uint32_t> index,
+                 std::span<const Limbs<C>> scalar) {
+    const size_t m = index.size();
+    // 1. Digits, segment sizes, segment starts (the current bucket value first).
+    std::fill(len_.begin(), len_.end(), 0);
+    for (size_t j = 0; j < m; ++j) {
+      const int64_t d = digit(scalar[j]);
+      digits_[j] = int32_t(d);
+      if (d) ++len_[size_t(d > 0 ? d : -d) - 1];
     }
-    if (pending_[b]) {
-      if (queue_.size() < queue_cap_)
-        queue_.push_back({b, index, neg});
+    uint32_t at = 0;
+    for (size_t b = 0; b < k_; ++b) {
+      start_[b] = at;
+      if (!acc_[b].inf) pts_[at + len_[b]++] = acc_[b];  // placed last; order is irrelevant
+      at += len_[b];
+    }
+    std::vector<uint32_t>& fill = active_;  // reused as the per-bucket write cursor
+    fill.assign(start_.begin(), start_.end());
+    for (size_t j = 0; j < m; ++j) {
+      const int32_t d = digits_[j];
+      if (d > 0)
+        pts_[fill[size_t(d - 1)]++] = bases_[index[j]];
+      else if (d < 0)
+        pts_[fill[size_t(-d - 1)]++] = -bases_[index[j]];
+    }
+    // 2. Pairwise rounds. Round r reads the segments from one buffer and writes the sums, still
+    //    sorted by bucket and contiguous, to the other (so every pass reads and writes
+    //    sequentially); only buckets with two or more points take part, and a bucket leaves as
+    //    soon as it is down to one point.
+    active_.clear();
+    for (size_t b = 0; b < k_; ++b) {
+      if (len_[b] >= 2)
+        active_.push_back(uint32_t(b));
       else
-        extra_add(b, p, neg);
-      return;
+        acc_[b] = len_[b] ? pts_[start_[b]] : Affine::identity();
     }
-    if (a.x == p.x) {  // doubling or cancellation: the complete XYZZ formulas handle both
-      extra_add(b, p, neg);
-      return;
-    }
-    pending_[b] = 1;
-    batch_.push_back({b, index, neg});
-    if (batch_.size() == batch_cap_) {
-      flush();
-      drain();
+    Affine* src = pts_.data();
+    Affine* dst = tmp_.data();
+    while (!active_.empty()) {
+      pairs_.clear();
+      prefix_.clear();
+      F run = F::one();
+      uint32_t at = 0;
+      for (const uint32_t b : active_) {
+        const uint32_t l = len_[b], s = start_[b];
+        for (uint32_t i = 0; i + 1 < l; i += 2) {
+          const Affine& p = src[s + i];
+          const Affine& q = src[s + i + 1];
+          Affine& out = dst[at + i / 2];
+          if (q.inf) {
+            out = p;
+          } else if (p.inf) {
+            out = q;
+          } else if (p.x == q.x) {
+            extra_add(b, p);
+            extra_add(b, q);
+            out = Affine::identity();
+          } else {
+            prefix_.push_back(run);  // product of the denominators before this pair
+            run = run * (q.x - p.x);
+            pairs_.push_back({s + i, at + i / 2});
+          }
+        }
+        if (l & 1) dst[at + l / 2] = src[s + l - 1];
+        start_[b] = at;
+        len_[b] = (l + 1) / 2;
+        at += len_[b];
+      }
+      if (!pairs_.empty()) {
+        F inv = run.inverse();  // 1 / product of all denominators
+        for (size_t j = pairs_.size(); j-- > 0;) {
+          const Affine& p = src[pairs_[j].from];
+          const Affine& q = src[pairs_[j].from + 1];
+          const F dx = q.x - p.x;
+          const F dinv = inv * prefix_[j];  // 1/dx
+          inv = inv * dx;                   // 1 / product of the denominators before j
+          const F lambda = (q.y - p.y) * dinv;
+          const F x3 = lambda.square() - p.x - q.x;
+          Affine& out = dst[pairs_[j].to];
+          out.y = lambda * (p.x - x3) - p.y;
+          out.x = x3;
+          out.inf = false;
+        }
+      }
+      size_t keep = 0;
+      for (const uint32_t b : active_) {
+        if (len_[b] >= 2)
+          active_[keep++] = b;
+        else
+          acc_[b] = dst[start_[b]];
+      }
+      active_.resize(keep);
+      std::swap(src, dst);
     }
   }
 
-  // Finishes pending work and returns sum_b (b+1)·(A_b + X_b).
-  Xyzz finish() {
-    flush();
-    drain();  // the queue holds at most queue_cap_ < batch_cap_ entries: no flush inside
-    flush();
-    for (const Op& o : queue_) extra_add(o.b, bases_[o.index], o.neg);  // duplicates of one bucket
-    queue_.clear();
-    Xyzz running = Xyzz::identity(), sum = Xyzz::identity();
-    for (size_t b = k_; b-- > 0;) {
-      running += aff_[b];
-      running += extra_[b];
-      sum += running;
-    }
-    return sum;
+  // sum_b (b+1)·(A_b + X_b).
+  Xyzz finish() const {
+    const bool ex = !extra_.empty();
+    return reduce_buckets<C>(
+        k_, [&](size_t b) { return acc_[b].inf && (!ex || extra_[b].is_identity()); },
+        [&](Xyzz& r, size_t b) {
+          r += acc_[b];
+          if (ex) r += extra_[b];
+        });
   }
 
  private:
-  struct Op {
-    uint32_t b, index;
-    bool neg;
-  };
-
-  void extra_add(uint32_t b, const Affine& p, bool neg) {
-    if (neg)
-      extra_[b] += -p;
-    else
-      extra_[b] += p;
-  }
-
-  // Performs every addition of the batch with one inversion.
-  void flush() {
-    const size_t m = batch_.size();
-    if (m == 0) return;
-    F run = F::one();
-    for (size_t j = 0; j < m; ++j) {
-      prefix_[j] = run;  // product of the denominators before j
-      run = run * (bases_[batch_[j].index].x - aff_[batch_[j].b].x);
-    }
-    F inv = run.inverse();  // 1 / product of all denominators
-    for (size_t j = m; j-- > 0;) {
-      const Op& o = batch_[j];
-      const Affine& p = bases_[o.index];
-      Affine& a = aff_[o.b];
-      const F dx = p.x - a.x;
-      const F dinv = inv * prefix_[j];  // 1/dx_j
-      inv = inv * dx;                   // 1 / product of the denominators before j
-      const F py = o.neg ? -p.y : p.y;
-      const F lambda = (py - a.y) * dinv;
-      const F x3 = lambda.square() - a.x - p.x;
-      a.y = lambda * (a.x - x3) - a.y;
-      a.x = x3;
-      pending_[o.b] = 0;
-    }
-    batch_.clear();
-  }
-
-  // Moves queued points into the (empty) batch, keeping the ones whose bucket is taken again.
-  void drain() {
-    spare_.clear();
-    for (const Op& o : queue_) {
-      if (pending_[o.b]) {
-        spare_.push_back(o);
-        continue;
-      }
-      // The bucket is not empty: it was when the point was queued, and an affine sum written by
-      // flush() is never the identity.
-      const Affine& a = aff_[o.b];
-      const Affine& p = bases_[o.index];
-      if (a.x == p.x) {
-        extra_add(o.b, p, o.neg);
-      } else {
-        pending_[o.b] = 1;
-        batch_.push_back(o);
-      }
-    }
-    std::swap(queue_, spare_);
+  void extra_add(size_t b, const Affine& p) {
+    if (extra_.empty()) extra_.assign(k_, Xyzz::identity());
+    extra_[b] += p;
   }
 
   std::span<const Affine> bases_;
-  size_t k_, batch_cap_, queue_cap_;
-  std::vector<Affine> aff_;
-  std::vector<Xyzz> extra_;
-  std::vector<uint8_t> pending_;
-  std::vector<Op> batch_, queue_, spare_;
-  std::vector<F> prefix_;
+  size_t k_;
+  std::vector<Affine> acc_;            // bucket values (inf = empty), between chunks
+  std::vector<uint32_t> start_, len_;  // segment of each bucket in pts_ (len in elements)
+  std::vector<int32_t> digits_;        // digits of the chunk
+  std::vector<Affine> pts_, tmp_;      // the chunk's points sorted by bucket; round outputs
+  std::vector<uint32_t> active_;       // buckets with two or more points left
+  struct Pair {
+    uint32_t from, to;  // the pair's first point in the source buffer; its sum's place
+  };
+  std::vector<Pair> pairs_;  // the additions of this round
+  std::vector<F> prefix_;    // prefix products of their denominators
+  std::vector<Xyzz> extra_;  // exceptional additions (empty until the first)
 };
 
 template <class C>
 typename C::Xyzz window_affine(std::span<const typename C::Affine> bases, const Tail<C>& t,
-                               unsigned c, unsigned w, size_t begin, size_t end) {
+                               unsigned c, unsigned w, size_t begin, size_t end, size_t chunk) {
   const WindowDigits<C::Fr::N> digit(c, w);
-  AffineBuckets<C> buckets(bases, c);
-  for (size_t j = begin; j < end; ++j) {
-    const int64_t d = digit(t.scalar[j]);
-    if (d > 0)
-      buckets.add(uint32_t(d - 1), t.index[j], false);
-    else if (d < 0)
-      buckets.add(uint32_t(-d - 1), t.index[j], true);
+  if (begin == end) return C::Xyzz::identity();
+  chunk = std::min(chunk ? chunk : AffineWindow<C>::chunk_size(c), end - begin);
+  AffineWindow<C> buckets(bases, c, chunk);
+  for (size_t j = begin; j < end; j += chunk) {
+    const size_t e = std::min(end, j + chunk);
+    buckets.add_chunk(digit, std::span(t.index).subspan(j, e - j),
+                      std::span(t.scalar).subspan(j, e - j));
   }
   return buckets.finish();
 }
 
-// ---- planning and running --------------------------------------------------------------------
+// ---- planning and running -----------------------------------------------------------------------
 struct Plan {
   unsigned c = 1, windows = 0;
   size_t slices = 1;  // tail slices per window
   bool affine = false;
 };
 
-// Below this many tail terms per task the batches stay too small (or the buckets too few) for the
-// batched inversion to beat XYZZ; measured crossover on BLS12-381 G1 is around 2^11 terms.
-inline constexpr size_t kAffineMinTerms = 4096;
-inline constexpr unsigned kAffineMinBits = 8;
+// One inversion in F, in multiplications in F: Fermat in Fp costs ~1.2·381 squarings and
+// multiplications; an Fp2 inversion is one Fp inversion and a few Fp products, i.e. ~1/3 as many
+// Fp2 multiplications.
+template <class F>
+constexpr double inversion_cost() {
+  if constexpr (requires(const F& f) { f.c0; }) return 200;
+  return 600;
+}
 
-inline Plan make_plan(size_t tail, size_t vectors, const Options& opt) {
+// Batch-affine needs enough additions per task to spread the inversions of its rounds (~4-6 per
+// chunk); measured crossovers (single thread): G1 between 1024 and 2048 terms, G2 below 256. The
+// threshold is 3.5 inversions' worth of terms (G1: 2100, G2: 700).
+template <class C>
+constexpr size_t affine_min_terms() {
+  return size_t(3.5 * inversion_cost<typename C::F>());
+}
+
+template <class C>
+Plan make_plan(size_t tail, size_t vectors, const Options& opt) {
+  static_assert(C::Fr::BITS <= kScalarBits, "scalars wider than the windows cover");
   Plan p;
   if (opt.window_bits > kMaxWindowBits)
     throw Error("msm: window size " + std::to_string(opt.window_bits) +
@@ -390,30 +466,31 @@ inline Plan make_plan(size_t tail, size_t vectors, const Options& opt) {
                 ", or 0 for automatic)");
   bool affine = opt.buckets == Buckets::kBatchAffine;
   if (opt.buckets == Buckets::kAuto) {
-    affine = tail >= kAffineMinTerms;
+    affine = tail >= affine_min_terms<C>();
   }
-  p.c = opt.window_bits ? opt.window_bits
-                        : best_window_bits(tail, affine ? kCostAffineAdd : kCostXyzzAdd);
-  if (opt.buckets == Buckets::kAuto && p.c < kAffineMinBits) affine = false;
   p.affine = affine;
-  p.windows = num_windows(kScalarBits, p.c);
-  // Slices per window: minimise the makespan  rounds · (slice cost + reduction cost)  with
-  // rounds = ceil(tasks / threads), so that e.g. 20 windows on 16 threads are cut into 80 tasks
-  // (5 rounds of a quarter) rather than 2 rounds of whole windows.
+  // Window size and slices per window minimise the makespan  rounds · (slice cost + reduction)
+  // with rounds = ceil(tasks / threads). Slices cut e.g. 20 windows on 16 threads into 80 tasks
+  // (5 rounds of a quarter) rather than 2 rounds of whole windows; one bit narrower than the
+  // single-thread optimum c* is tried too, since its window count may divide better among the
+  // threads (2^18 terms on 2 threads: c* = 14 gives 19 windows, 10 rounds; 13 gives 20, also 10
+  // rounds, each cheaper). Never wider than c*, so scratch_bytes's bound holds.
   const size_t threads = util::num_threads();
   const double add = affine ? kCostAffineAdd : kCostXyzzAdd;
-  const double red = double(size_t(1) << (p.c - 1)) * kCostBucket;
-  if (opt.slices) {
-    p.slices = opt.slices;
-    return p;
-  }
+  const unsigned c_star = opt.window_bits ? opt.window_bits : best_window_bits(tail, add);
   double best = -1;
-  for (size_t s = 1; s <= 64; ++s) {
-    if (s > 1 && tail / s < 256) break;
-    const size_t tasks = vectors * p.windows * s;
-    const double rounds = double((tasks + threads - 1) / threads);
-    const double cost = rounds * (double(tail) / double(s) * add + red);
-    if (best < 0 || cost < best) best = cost, p.slices = s;
+  for (unsigned c = c_star; c + 1 >= c_star && c >= 1; --c) {
+    const size_t windows = num_windows(kScalarBits, c);
+    const double red = double(size_t(1) << (c - 1)) * kCostBucket;
+    for (size_t s = opt.slices ? opt.slices : 1; s <= (opt.slices ? opt.slices : 64); ++s) {
+      if (!opt.slices && s > 1 && tail / s < 256) break;
+      const size_t tasks = vectors * windows * s;
+      const double rounds = double((tasks + threads - 1) / threads);
+      const double cost = rounds * (double(tail) / double(s) * add + red);
+      if (best < 0 || cost < best)
+        best = cost, p.c = c, p.windows = unsigned(windows), p.slices = s;
+    }
+    if (opt.window_bits) break;
   }
   return p;
 }
@@ -427,7 +504,7 @@ std::vector<typename C::Jacobian> run(std::span<const typename C::Affine> bases,
   std::vector<Plan> plans(nv);
   std::vector<size_t> first(nv + 1, 0);  // first task of each vector
   for (size_t v = 0; v < nv; ++v) {
-    plans[v] = make_plan(tails[v].index.size(), nv, opt);
+    plans[v] = make_plan<C>(tails[v].index.size(), nv, opt);
     first[v + 1] = first[v] + (tails[v].index.empty() ? 0 : plans[v].windows * plans[v].slices);
   }
   std::vector<Xyzz> partial(first[nv], Xyzz::identity());
@@ -444,7 +521,7 @@ std::vector<typename C::Jacobian> run(std::span<const typename C::Affine> bases,
           const size_t s = local % p.slices;
           const size_t b = slice_begin(t.index.size(), p.slices, s),
                        e = slice_begin(t.index.size(), p.slices, s + 1);
-          partial[task] = p.affine ? window_affine<C>(bases, t, p.c, w, b, e)
+          partial[task] = p.affine ? window_affine<C>(bases, t, p.c, w, b, e, opt.chunk)
                                    : window_xyzz<C>(bases, t, p.c, w, b, e);
         }
       },
@@ -555,6 +632,43 @@ std::vector<typename C::Jacobian> msm_batch_canonical(
     tails.push_back(detail::classify_canonical<C>(bases, scalars[v], where));
   }
   return detail::run<C>(bases, tails, opt);
+}
+
+template <class C>
+size_t scratch_bytes(size_t n, size_t vectors, const Options& opt) {
+  using detail::AffineWindow;
+  if (n == 0 || vectors == 0) return 0;
+  // Per task. The window a tail of t <= n terms gets only widens with t (the model's optimum moves
+  // to wider windows as the per-term cost grows against the per-bucket cost), and a chunk holds at
+  // most min(chunk_size(c), t) terms, so the plans for n terms bound every smaller tail. In kAuto
+  // below the batch-affine threshold only XYZZ buckets are used.
+  size_t per_task = 0;
+  if (opt.buckets != Buckets::kBatchAffine) {
+    const unsigned c =
+        opt.window_bits ? opt.window_bits : detail::best_window_bits(n, detail::kCostXyzzAdd);
+    per_task = (size_t(1) << (c - 1)) * sizeof(typename C::Xyzz);
+  }
+  if (opt.buckets == Buckets::kBatchAffine ||
+      (opt.buckets == Buckets::kAuto && n >= detail::affine_min_terms<C>())) {
+    const unsigned c =
+        opt.window_bits ? opt.window_bits : detail::best_window_bits(n, detail::kCostAffineAdd);
+    const size_t chunk = std::min(opt.chunk ? opt.chunk : AffineWindow<C>::chunk_size(c), n);
+    per_task = std::max(per_task, AffineWindow<C>::scratch_bytes(c, chunk));
+  }
+  // Tasks per vector: windows × slices, with at most 64 slices of >= 256 terms; a tail of >= 256
+  // terms gets c >= 6, i.e. at most 43 windows, a smaller one at most 256 windows of one slice.
+  // Each task holds a partial sum and a pool job (a std::function and its captures, < 256 bytes)
+  // until the end; classification holds a count, a sum and a job per slice.
+  const size_t slices = opt.slices ? opt.slices : std::clamp<size_t>(n / 256, 1, 64);
+  const size_t tasks =
+      vectors * (opt.window_bits
+                     ? detail::num_windows(detail::kScalarBits, opt.window_bits) * slices
+                     : std::max<size_t>(256, 43 * slices));
+  const size_t threads = util::num_threads();
+  const size_t small = tasks * (sizeof(typename C::Xyzz) + 256) +
+                       (4 * threads + 1) * (sizeof(typename C::Xyzz) + 8 + 512);
+  const size_t tails = vectors * n * (sizeof(uint32_t) + sizeof(Limbs<C>));
+  return tails + small + threads * per_task;
 }
 
 template <class C>
