@@ -358,7 +358,9 @@ class AffineWindow {
         at += len_[b];
       }
       if (!pairs_.empty()) {
-        F inv = run.inverse();  // 1 / product of all denominators
+        // 1 / product of all denominators. Variable time: bucket sums are not secret-independent
+        // anyway (Pippenger branches on scalar digits), and Fermat costs ~40 us per round.
+        F inv = run.inverse_vartime();
         for (size_t j = pairs_.size(); j-- > 0;) {
           const Affine& p = src[pairs_[j].from];
           const Affine& q = src[pairs_[j].from + 1];
