@@ -207,6 +207,7 @@ BudgetBooks MemoryBudget::books() const {
   b.peak = peak_;
   b.waiting = queue_.size();
   b.waiting_bytes = waiting_bytes_;
+  b.head_bytes = queue_.empty() ? 0 : queue_.front()->bytes;
   b.cancelled = cancelled_;
   b.tags = tags_;
   return b;

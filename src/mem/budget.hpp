@@ -76,6 +76,8 @@ struct BudgetBooks {
   std::uint64_t peak = 0;             // most ever used at once
   std::uint64_t waiting = 0;          // requests blocked in reserve()
   std::uint64_t waiting_bytes = 0;    // bytes they ask for
+  std::uint64_t head_bytes = 0;       // bytes the head of the queue waits for (0: none waiting).
+                                      // Invariant: used + head_bytes > capacity whenever waiting.
   std::uint64_t cancelled = 0;        // waits ended by a stop token
   std::array<TagBooks, kTagCount> tags{};
 
