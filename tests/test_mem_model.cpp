@@ -137,27 +137,28 @@ SimConfig short_run(Policy policy) {
   c.pipeline.partition = PartitionBytes::scaled(32 * MiB);
   c.pipeline.synthesis_workers = 2;
   c.pipeline.jobs = 1;
-  c.pipeline.partitions_per_job = 8;
+  c.pipeline.partitions_per_job = 6;
   c.total_jobs = 1;
-  // G2 (200 ms) is the bottleneck; the GPU stage (120 ms) is long next to a 32 MiB page-touch
-  // (~35 ms on the 2-core VM), so every slot the model counts is full at once for a good part of
-  // each cycle and a 10 ms sampler sees it even when the machine is busy with other tests.
+  // G2 (300 ms) is the bottleneck; the GPU stage (200 ms) is long next to a 32 MiB page-touch
+  // (~35 ms on the 2-core VM), so every slot the model counts is full at once for most of each
+  // cycle and a 10 ms sampler sees it even when the machine is busy with other tests.
   c.t_synth = 60ms;
-  c.t_gpu = 120ms;
-  c.t_g2 = 200ms;
+  c.t_gpu = 200ms;
+  c.t_g2 = 300ms;
   c.t_final = 5ms;
   c.sample_interval = 10ms;
   c.settle = 150ms;
   return c;
 }
 
-// The held policy's pile-up needs a GPU stage much faster than G2 (as in the reference design,
-// where the GPU worker moved on while the G2 MSM ran in the background).
+// The held policy's pile-up needs synthesis and the GPU stage much faster than G2 (as in the
+// reference design, where the GPU worker moved on while the G2 MSM ran in the background). G2 at
+// 4 partitions/s stays the slowest stage even when page faults are slow (ASan, a busy machine).
 SimConfig short_held_run() {
   SimConfig c = short_run(Policy::held_until_finalize);
   c.pipeline.partitions_per_job = 10;
   c.t_gpu = 40ms;
-  c.t_g2 = 150ms;
+  c.t_g2 = 250ms;
   return c;
 }
 
@@ -165,7 +166,10 @@ std::uint64_t above(const Verdict& v) { return v.peak > v.baseline ? v.peak - v.
 
 }  // namespace
 
-TEST(MemSim, SplitproveStaysAtTheModelsPredictionWithinTenPercent) {
+// One test, three runs in sequence: simulator runs compete for the same two cores and for page
+// faults, so they must not run beside each other (ctest -j runs separate tests in parallel).
+TEST(MemSim, SplitproveStaysAtTheModelHeldAccumulatesABudgetBoundsIt) {
+  // splitprove: the peak is the model's prediction.
   SimResult r = run_simulation(short_run(Policy::splitprove));
   const double model = double(r.needs.work_bytes);
   const double peak = double(above(r.verdict));
@@ -174,24 +178,25 @@ TEST(MemSim, SplitproveStaysAtTheModelsPredictionWithinTenPercent) {
       << format_bytes(std::uint64_t(model));
   EXPECT_EQ(r.verdict.verdict, VerdictClass::bounded) << r.verdict.reason;
   EXPECT_LE(r.books_peak, r.needs.work_bytes);  // the model bounds the books exactly
-  EXPECT_EQ(r.partitions, 8u);
-}
+  EXPECT_EQ(r.partitions, 6u);
 
-TEST(MemSim, HeldUntilFinalizeAccumulatesAndABudgetBoundsIt) {
+  // Held until finalize: the same kind of pipeline piles up whole partitions behind G2.
   SimResult held = run_simulation(short_held_run());
   EXPECT_EQ(held.verdict.verdict, VerdictClass::accumulation) << held.verdict.reason;
-  EXPECT_GT(above(held.verdict), 3 * held.needs.work_bytes / 2)
+  EXPECT_GT(above(held.verdict), 7 * held.needs.work_bytes / 5)
       << "peak above baseline " << format_bytes(above(held.verdict)) << ", model "
       << format_bytes(held.needs.work_bytes);
   EXPECT_LE(held.verdict.drain_delta, std::int64_t(held.verdict.tolerance));  // it came back
 
+  // Held, under a budget of three partitions: it cannot pile up.
   SimConfig c = short_held_run();
+  c.pipeline.partitions_per_job = 6;
   c.pipeline.budget = 3 * life_cost(c.pipeline.partition, c.policy);
   SimResult b = run_simulation(c);
   EXPECT_LE(b.books_peak, c.pipeline.budget);
   EXPECT_LE(above(b.verdict), c.pipeline.budget + 8 * MiB);
   EXPECT_EQ(b.verdict.verdict, VerdictClass::bounded) << b.verdict.reason;
-  EXPECT_EQ(b.partitions, 10u);
+  EXPECT_EQ(b.partitions, 6u);
 }
 
 TEST(MemSim, RefusesAPartitionLargerThanTheBudget) {
