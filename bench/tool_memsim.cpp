@@ -6,7 +6,7 @@
 //                                          than the held policy needs -> DIR/<run>/..., DIR/sweep.md
 //
 // The default scenario (policy held, 256 MiB partitions, pw=2, one job of 10 partitions in flight)
-// peaks near 2.5 GiB; the sweep uses 128 MiB partitions and peaks under 4 GiB.
+// peaks near 2.5 GiB; the sweep uses 64 MiB partitions and peaks under 2 GiB.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
@@ -78,7 +78,7 @@ int main(int argc, char** argv) {
   c.pipeline.synthesis_workers = 2;
   std::string policy = "held", partition = "256MiB", budget, out = "memsim-out";
   std::string t_synth = "300ms", t_gpu = "120ms", t_g2 = "360ms", t_final = "20ms";
-  std::string interval = "100ms", settle = "400ms", sweep_partition = "128MiB";
+  std::string interval = "100ms", settle = "400ms", sweep_partition = "64MiB";
   std::size_t max_samples = 400;
   bool sweep = false, no_jsonl = false;
   auto& p = c.pipeline;
@@ -153,9 +153,10 @@ int main(int argc, char** argv) {
           std::string name = fmt::format("{}-pw{}-j{}", policy_name(pol2), pw, j);
           rows.push_back(run_one(name, s, out + "/" + name, max_samples, !no_jsonl));
         }
-    // Under a budget smaller than what the held policy reaches at pw=4, j=3.
+    // Under budgets smaller than what the held policy reaches at pw=4, j=3 (in units of one
+    // partition's life cost under the splitprove policy).
     const std::uint64_t life = life_cost(base.pipeline.partition, Policy::splitprove);
-    for (std::uint64_t parts : {8u, 4u})
+    for (std::uint64_t parts : {8u, 4u, 2u})
       for (Policy pol2 : {Policy::held_until_finalize, Policy::splitprove}) {
         SimConfig s = base;
         s.policy = pol2;

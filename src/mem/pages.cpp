@@ -47,7 +47,9 @@ std::size_t mapped_size(std::size_t bytes, const BufferOptions& opts) {
 PageMapping::PageMapping(std::size_t bytes, const BufferOptions& opts) {
   std::size_t size = mapped_size(bytes, opts);
   if (size == 0) return;
-  int flags = MAP_PRIVATE | MAP_ANONYMOUS | (opts.populate ? MAP_POPULATE : 0);
+  // MAP_POPULATE would fault 4 KiB pages before the huge-page advice: populate by hand then.
+  const bool populate_now = opts.populate && !opts.huge_pages;
+  int flags = MAP_PRIVATE | MAP_ANONYMOUS | (populate_now ? MAP_POPULATE : 0);
   // For huge pages, over-map by one huge page and trim so that the start is 2 MiB aligned (THP
   // can only back aligned 2 MiB ranges).
   std::size_t ask = opts.huge_pages ? size + kHugePageSize : size;
@@ -63,6 +65,9 @@ PageMapping::PageMapping(std::size_t bytes, const BufferOptions& opts) {
     if (tail) ::munmap(reinterpret_cast<void*>(aligned + size), tail);
     p = reinterpret_cast<void*>(aligned);
     ::madvise(p, size, MADV_HUGEPAGE);  // advice only: failure (THP off) is not an error
+    if (opts.populate)
+      for (std::size_t off = 0; off < size; off += kPageSize)
+        static_cast<volatile unsigned char*>(p)[off] = 0;
   }
   data_ = p;
   mapped_ = size;
