@@ -75,7 +75,7 @@ void run_plot() {
   Timeline tl = load_timeline(a.file);
   Verdict v = analyze(tl, a.v.options());
   PlotOptions po;
-  po.title = a.title.empty() ? a.file : a.title;
+  po.title = !a.title.empty() ? a.title : tl.meta_value("title").value_or(a.file);
   save_svg(tl, v, a.out, po);
   std::printf("%s: %s (peak %s, %s)\n", a.out.c_str(), a.file.c_str(), format_bytes(v.peak).c_str(),
               std::string(verdict_name(v.verdict)).c_str());
@@ -119,7 +119,7 @@ Register reg([](CLI::App& app) {
       ->required()
       ->check(CLI::ExistingFile);
   plot->add_option("-o,--output", plot_args.out, "the SVG to write")->required();
-  plot->add_option("--title", plot_args.title, "plot title (default: the file name)");
+  plot->add_option("--title", plot_args.title, "plot title (default: the timeline's title, else the file name)");
   plot_args.v.add(plot);
   plot->callback(run_plot);
 

@@ -89,7 +89,9 @@ std::string render_svg(const Timeline& tl, const Verdict& v, const PlotOptions& 
       "{1}\" font-family=\"sans-serif\" font-size=\"12\">\n",
       W, H);
   o += fmt::format("<rect width=\"{}\" height=\"{}\" fill=\"white\"/>\n", W, H);
-  std::string title = opts.title.empty() ? "memory timeline" : opts.title;
+  std::string title = !opts.title.empty()       ? opts.title
+                      : tl.meta_value("title")   ? *tl.meta_value("title")
+                                                 : std::string("memory timeline");
   o += fmt::format("<text x=\"{}\" y=\"22\" font-size=\"16\" font-weight=\"bold\">{}</text>\n", ml,
                    xml_escape(title));
   o += fmt::format("<text x=\"{}\" y=\"42\" fill=\"#333\">verdict: {} — peak {} at {:.1f} s, "
@@ -148,15 +150,19 @@ std::string render_svg(const Timeline& tl, const Verdict& v, const PlotOptions& 
     }
   }
 
-  // ---- reference lines
+  // ---- reference lines; their labels on the right are pushed apart so that they never overlap
+  struct RightLabel {
+    double y;
+    std::string color, text;
+  };
+  std::vector<RightLabel> labels;
   auto hline = [&](double bytes, const char* color, const char* dash, const std::string& label) {
     double py = Y(bytes);
     o += fmt::format(
         "<line x1=\"{}\" y1=\"{:.1f}\" x2=\"{}\" y2=\"{:.1f}\" stroke=\"{}\" stroke-width=\"1.5\" "
         "stroke-dasharray=\"{}\"/>\n",
         ml, py, ml + pw, py, color, dash);
-    o += fmt::format("<text x=\"{}\" y=\"{:.1f}\" fill=\"{}\">{}</text>\n", ml + pw + 6, py + 4,
-                     color, xml_escape(label));
+    labels.push_back({py + 4, color, label});
   };
   hline(double(v.baseline), "#555", "4 3", "baseline " + format_bytes(v.baseline));
   if (v.expected_peak)
@@ -165,6 +171,13 @@ std::string render_svg(const Timeline& tl, const Verdict& v, const PlotOptions& 
   if (show_budget)
     hline(double(capacity + v.baseline), "#8e44ad", "2 2",
           "baseline+budget " + format_bytes(capacity + v.baseline));
+  std::sort(labels.begin(), labels.end(),
+            [](const RightLabel& a, const RightLabel& b) { return a.y > b.y; });
+  for (std::size_t i = 1; i < labels.size(); ++i)  // bottom-up: each at least 14 px above
+    labels[i].y = std::min(labels[i].y, labels[i - 1].y - 14);
+  for (const RightLabel& l : labels)
+    o += fmt::format("<text x=\"{}\" y=\"{:.1f}\" fill=\"{}\">{}</text>\n", ml + pw + 6, l.y,
+                     l.color, xml_escape(l.text));
 
   // ---- device memory and RSS lines
   for (std::size_t d = 0; d < tl.device_names.size(); ++d) {

@@ -11,7 +11,7 @@
 namespace splitprove::mem {
 
 struct PlotOptions {
-  std::string title;  // default: "memory timeline"
+  std::string title;  // default: the timeline's "title" meta, else "memory timeline"
   int width = 1000;
   int height = 560;
 };

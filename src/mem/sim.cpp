@@ -367,6 +367,10 @@ SimResult run_simulation(const SimConfig& c) {
   res.timeline = sampler.timeline();
   res.timeline.set_meta("source", "memsim");
   res.timeline.set_meta("config", describe(c));
+  res.timeline.set_meta(
+      "title", fmt::format("memsim: policy {} — pw={} gw={} jobs in flight={}{}",
+                           policy_name(policy), p.synthesis_workers, p.gpu_workers, p.jobs,
+                           p.budget ? ", budget " + format_bytes(p.budget) : ""));
   res.timeline.set_meta(std::string(kMetaModelWorkBytes), std::to_string(res.needs.work_bytes));
   if (p.budget) res.timeline.set_meta(std::string(kMetaBudgetBytes), std::to_string(p.budget));
   res.verdict = analyze(res.timeline);
@@ -380,11 +384,7 @@ void write_sim_outputs(const SimConfig& c, const SimResult& r, const std::string
   if (ec) throw Error(fmt::format("{}: cannot create directory: {}", dir, ec.message()));
   save_csv(downsample(r.timeline, max_csv_samples), dir + "/timeline.csv");
   if (jsonl) save_jsonl(r.timeline, dir + "/timeline.jsonl");
-  PlotOptions po;
-  po.title = fmt::format("memsim: policy {} — pw={} gw={} jobs={}{}", policy_name(c.policy),
-                         c.pipeline.synthesis_workers, c.pipeline.gpu_workers, c.pipeline.jobs,
-                         c.pipeline.budget ? " budget " + format_bytes(c.pipeline.budget) : "");
-  save_svg(downsample(r.timeline, max_csv_samples), r.verdict, dir + "/memory.svg", po);
+  save_svg(downsample(r.timeline, max_csv_samples), r.verdict, dir + "/memory.svg");
   {
     std::ofstream f(dir + "/verdict.txt");
     f << format_report(r.verdict);
