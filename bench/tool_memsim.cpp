@@ -3,13 +3,14 @@
 //   tool_memsim [options] --out DIR        one scenario -> DIR/{timeline.csv,timeline.jsonl,
 //                                          verdict.txt,verdict.json,memory.svg,summary.json}
 //   tool_memsim --sweep --out DIR          policy × pw × jobs, plus runs under a budget smaller
-//                                          than the held policy needs -> DIR/<run>/..., DIR/sweep.md
+//                                          than the held policy needs -> DIR/<run>/...,
+//                                          DIR/sweep.md
 //
 // The default scenario (policy held, 256 MiB partitions, pw=2, one job of 10 partitions in flight)
 // peaks near 2.5 GiB; the sweep uses 64 MiB partitions and peaks under 2 GiB.
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -32,7 +33,9 @@ struct Row {
   SimResult res;
 };
 
-std::string pct(double a, double b) { return b > 0 ? fmt::format("{:+.0f}%", (a / b - 1) * 100) : "-"; }
+std::string pct(double a, double b) {
+  return b > 0 ? fmt::format("{:+.0f}%", (a / b - 1) * 100) : "-";
+}
 
 std::string table(const std::vector<Row>& rows) {
   std::string s =
@@ -47,11 +50,10 @@ std::string table(const std::vector<Row>& rows) {
         "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.2f} |\n", r.name,
         policy_name(r.cfg.policy), r.cfg.pipeline.synthesis_workers, r.cfg.pipeline.jobs,
         r.cfg.pipeline.budget ? format_bytes(r.cfg.pipeline.budget) : "none",
-        format_bytes(v.baseline), format_bytes(v.peak), format_bytes(above),
-        format_bytes(model), pct(double(above), double(model)),
-        r.cfg.policy == Policy::held_until_finalize
-            ? format_bytes(r.res.policy_bound.held_bytes)
-            : "-",
+        format_bytes(v.baseline), format_bytes(v.peak), format_bytes(above), format_bytes(model),
+        pct(double(above), double(model)),
+        r.cfg.policy == Policy::held_until_finalize ? format_bytes(r.res.policy_bound.held_bytes)
+                                                    : "-",
         format_bytes(r.res.books_peak), verdict_name(v.verdict), r.res.throughput);
   }
   return s;
@@ -82,7 +84,8 @@ int main(int argc, char** argv) {
   std::size_t max_samples = 400;
   bool sweep = false, no_jsonl = false;
   auto& p = c.pipeline;
-  app.add_option("--policy", policy, "held (reference design) or splitprove")->capture_default_str();
+  app.add_option("--policy", policy, "held (reference design) or splitprove")
+      ->capture_default_str();
   app.add_option("--partition-bytes", partition, "synthesis output per partition (a,b,c + z)")
       ->capture_default_str();
   app.add_option("--pw", p.synthesis_workers, "synthesis workers")->capture_default_str();
@@ -139,7 +142,8 @@ int main(int argc, char** argv) {
 
     // ---- the sweep ------------------------------------------------------------------------------
     SimConfig base = c;
-    base.pipeline.partition = PartitionBytes::scaled(parse_size(sweep_partition, "--sweep-partition-bytes"));
+    base.pipeline.partition =
+        PartitionBytes::scaled(parse_size(sweep_partition, "--sweep-partition-bytes"));
     base.total_jobs = 4;
     base.pipeline.budget = 0;
     std::vector<Row> rows;

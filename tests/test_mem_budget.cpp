@@ -135,7 +135,8 @@ TEST(MemBudget, OversizeRequestFailsAtOnceWithAClearMessage) {
   EXPECT_THROW(b.try_reserve((1 << 20) + 1, Tag::g2), BudgetError);
   EXPECT_EQ(b.books().waiting, 0u);
   // Exactly the capacity is legal: it waits for the holder, then succeeds.
-  auto fut = std::async(std::launch::async, [&] { return b.reserve(1 << 20, Tag::g2, wd.token()); });
+  auto fut =
+      std::async(std::launch::async, [&] { return b.reserve(1 << 20, Tag::g2, wd.token()); });
   EXPECT_TRUE(eventually([&] { return b.books().waiting == 1; }));
   hold.reset();
   EXPECT_EQ(fut.get().bytes(), 1u << 20);
@@ -269,9 +270,8 @@ TEST(MemBudget, StressNoLostWakeupsNoOverbookingBooksReturnToZero) {
         for (int i = 0; i < kIters; ++i) {
           std::uint64_t n = 1 + rng() % (i % 97 == 0 ? kCap : 300);  // now and then a huge one
           Tag tag = kAllTags[rng() % kTagCount];
-          Reservation r = (rng() % 4 == 0)
-                              ? b.try_reserve(n, tag).value_or(Reservation{})
-                              : b.reserve(n, tag, wd.token(), int(rng() % 2));
+          Reservation r = (rng() % 4 == 0) ? b.try_reserve(n, tag).value_or(Reservation{})
+                                           : b.reserve(n, tag, wd.token(), int(rng() % 2));
           if (r.empty()) continue;
           if (rng() % 2) r.retag(kAllTags[rng() % kTagCount]);
           if (r.bytes() > 1 && rng() % 2) {

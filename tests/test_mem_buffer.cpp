@@ -159,8 +159,9 @@ TEST(MemProcessMemory, ParsesSmapsRollupAndStatus) {
   EXPECT_EQ(m->anon, 112u * 1024);
   EXPECT_EQ(m->file, (1764u - 112u) * 1024);
   EXPECT_FALSE(parse_smaps_rollup("Rss: 12 kB\n"));
-  auto s = parse_proc_status("Name: x\nVmRSS:\t 100 kB\nRssAnon:\t 60 kB\nRssFile:\t 30 kB\n"
-                             "RssShmem:\t 10 kB\n");
+  auto s = parse_proc_status(
+      "Name: x\nVmRSS:\t 100 kB\nRssAnon:\t 60 kB\nRssFile:\t 30 kB\n"
+      "RssShmem:\t 10 kB\n");
   ASSERT_TRUE(s);
   EXPECT_EQ(s->rss, 100u * 1024);
   EXPECT_EQ(s->anon, 60u * 1024);

@@ -1,5 +1,6 @@
 // The memory model: predictions by hand, the in-flight cap, the budget, the inverse (largest
-// concurrency that fits), splitprove's pipeline layout, and a short simulator run held to the model.
+// concurrency that fits), splitprove's pipeline layout, and a short simulator run held to the
+// model.
 #include <gtest/gtest.h>
 
 #include <limits>

@@ -17,8 +17,10 @@ TEST(MemSampler, RecordsRssBooksDeviceSourcesAndEvents) {
   MemoryBudget budget(256 * MiB, "host");
   MemorySampler sampler(&budget, SamplerOptions{20ms, true});
   std::atomic<std::uint64_t> device_used{123};
-  sampler.add_device_source("gpu0", [&]() -> std::optional<std::uint64_t> { return device_used.load(); });
-  sampler.add_device_source("broken", []() -> std::optional<std::uint64_t> { return std::nullopt; });
+  sampler.add_device_source("gpu0",
+                            [&]() -> std::optional<std::uint64_t> { return device_used.load(); });
+  sampler.add_device_source("broken",
+                            []() -> std::optional<std::uint64_t> { return std::nullopt; });
   const auto t0 = std::chrono::steady_clock::now();
   sampler.start();
   EXPECT_THROW(sampler.start(), splitprove::Error);
@@ -38,7 +40,8 @@ TEST(MemSampler, RecordsRssBooksDeviceSourcesAndEvents) {
   sampler.mark(kWorkEnd);
   std::this_thread::sleep_for(100ms);
   sampler.stop();
-  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double elapsed =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   sampler.stop();  // idempotent
 
   Timeline tl = sampler.timeline();

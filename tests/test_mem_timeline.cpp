@@ -31,8 +31,10 @@ Timeline sample_timeline() {
     s.device = {std::uint64_t(i) * 7, 18446744073709551615ull};
     tl.samples.push_back(s);
   }
-  tl.events = {{0.0, "start:synthesis"}, {0.35, std::string(kWorkStart)},
-               {0.35, "label, with comma"}, {1.5, std::string(kWorkEnd)}};
+  tl.events = {{0.0, "start:synthesis"},
+               {0.35, std::string(kWorkStart)},
+               {0.35, "label, with comma"},
+               {1.5, std::string(kWorkEnd)}};
   return tl;
 }
 
@@ -102,13 +104,19 @@ TEST(MemTimeline, CsvErrorsNameFileLineAndColumn) {
 }
 
 TEST(MemTimeline, JsonLinesErrorsNameFileLineAndField) {
-  std::string head = R"({"kind":"timeline","version":1,"devices":[]})" "\n";
+  std::string head = R"({"kind":"timeline","version":1,"devices":[]})"
+                     "\n";
   EXPECT_EQ(error_of(head + "{not json\n", false), "run/timeline.jsonl:2: not a JSON object");
-  EXPECT_EQ(error_of(R"({"kind":"sample","t":1})" "\n", false),
+  EXPECT_EQ(error_of(R"({"kind":"sample","t":1})"
+                     "\n",
+                     false),
             "run/timeline.jsonl:1: expected the {\"kind\":\"timeline\"} header line first");
-  EXPECT_EQ(error_of(head + R"({"kind":"sample","t":1,"rss":-5})" "\n", false),
+  EXPECT_EQ(error_of(head + R"({"kind":"sample","t":1,"rss":-5})"
+                            "\n",
+                     false),
             "run/timeline.jsonl:2: field 'rss': -5 is not an unsigned integer (bytes)");
-  EXPECT_EQ(error_of(head + R"({"kind":"sample","t":1,"rss":5,"anon":1,"file":1,"budget":{}})" "\n",
+  EXPECT_EQ(error_of(head + R"({"kind":"sample","t":1,"rss":5,"anon":1,"file":1,"budget":{}})"
+                            "\n",
                      false),
             "run/timeline.jsonl:2: missing field 'budget.capacity'");
 }

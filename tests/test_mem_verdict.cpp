@@ -22,8 +22,8 @@ Timeline synthetic(std::uint64_t peak_above, std::uint64_t after_above,
   for (int i = 0; i <= 100; ++i) {
     double t = i / 10.0;
     double f = t < 1 ? 0 : t < 4 ? (t - 1) / 3 : t < 6 ? 1 : t < 8.5 ? 1 - (t - 6) / 2.5 : 0;
-    double level = t < 6 ? f * double(peak_above)
-                         : double(after_above) + f * double(peak_above - after_above);
+    double level =
+        t < 6 ? f * double(peak_above) : double(after_above) + f * double(peak_above - after_above);
     if (t < 1) level = 0;
     Sample s;
     s.t = t;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "cli/command.hpp"
@@ -12,8 +13,6 @@
 #include "mem/units.hpp"
 #include "mem/verdict.hpp"
 #include "splitprove/error.hpp"
-
-#include <nlohmann/json.hpp>
 
 namespace splitprove::cli {
 namespace {
@@ -119,7 +118,8 @@ Register reg([](CLI::App& app) {
       ->required()
       ->check(CLI::ExistingFile);
   plot->add_option("-o,--output", plot_args.out, "the SVG to write")->required();
-  plot->add_option("--title", plot_args.title, "plot title (default: the timeline's title, else the file name)");
+  plot->add_option("--title", plot_args.title,
+                   "plot title (default: the timeline's title, else the file name)");
   plot_args.v.add(plot);
   plot->callback(run_plot);
 
@@ -134,7 +134,9 @@ Register reg([](CLI::App& app) {
   plan->add_option("--g2-bytes", a.g2_bytes, "compact G2 input per partition (default: z / 4)");
   plan->add_option("--result-bytes", a.result_bytes, "results per partition (default 64 KiB)");
   auto pos = CLI::PositiveNumber;
-  plan->add_option("--pw", a.c.synthesis_workers, "synthesis workers")->capture_default_str()->check(pos);
+  plan->add_option("--pw", a.c.synthesis_workers, "synthesis workers")
+      ->capture_default_str()
+      ->check(pos);
   plan->add_option("--gw", a.c.gpu_workers, "GPU workers")->capture_default_str()->check(pos);
   plan->add_option("--g2-workers", a.c.g2_workers, "G2 workers")->capture_default_str()->check(pos);
   plan->add_option("--finalizers", a.c.finalizers, "finalizers")->capture_default_str()->check(pos);

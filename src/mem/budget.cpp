@@ -62,7 +62,8 @@ void Reservation::reset() noexcept {
 
 void Reservation::retag(Tag t) {
   if (t == tag_) return;
-  if (bytes_ != 0) budget_->move_books(bytes_, tag_, t, /*from_now_empty=*/true, /*to_is_new=*/true);
+  if (bytes_ != 0)
+    budget_->move_books(bytes_, tag_, t, /*from_now_empty=*/true, /*to_is_new=*/true);
   tag_ = t;
 }
 
@@ -154,9 +155,9 @@ Reservation MemoryBudget::reserve(std::uint64_t bytes, Tag tag, std::stop_token 
   if (bytes == 0) return Reservation{};
   std::unique_lock lk(mu_);
   auto cancelled = [&] {
-    return ReserveCancelled(fmt::format(
-        "memory budget '{}': request of {} for stage '{}' cancelled while waiting", name_,
-        format_bytes(bytes), tag_name(tag)));
+    return ReserveCancelled(
+        fmt::format("memory budget '{}': request of {} for stage '{}' cancelled while waiting",
+                    name_, format_bytes(bytes), tag_name(tag)));
   };
   if (stop.stop_requested()) {
     ++cancelled_;

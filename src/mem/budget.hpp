@@ -43,8 +43,8 @@ namespace splitprove::mem {
 // are long-lived holders that are not work items.
 enum class Tag : std::uint8_t { synthesis, gpu, g2, finalize, srs, pinned, scratch, other };
 inline constexpr std::size_t kTagCount = 8;
-inline constexpr std::array<Tag, kTagCount> kAllTags = {Tag::synthesis, Tag::gpu,    Tag::g2,
-                                                        Tag::finalize,  Tag::srs,    Tag::pinned,
+inline constexpr std::array<Tag, kTagCount> kAllTags = {Tag::synthesis, Tag::gpu,  Tag::g2,
+                                                        Tag::finalize,  Tag::srs,  Tag::pinned,
                                                         Tag::scratch,   Tag::other};
 
 std::string_view tag_name(Tag t);
@@ -72,13 +72,13 @@ struct TagBooks {
 struct BudgetBooks {
   std::string name;
   std::uint64_t capacity = 0;
-  std::uint64_t used = 0;             // sum of tags[*].bytes
-  std::uint64_t peak = 0;             // most ever used at once
-  std::uint64_t waiting = 0;          // requests blocked in reserve()
-  std::uint64_t waiting_bytes = 0;    // bytes they ask for
-  std::uint64_t head_bytes = 0;       // bytes the head of the queue waits for (0: none waiting).
-                                      // Invariant: used + head_bytes > capacity whenever waiting.
-  std::uint64_t cancelled = 0;        // waits ended by a stop token
+  std::uint64_t used = 0;           // sum of tags[*].bytes
+  std::uint64_t peak = 0;           // most ever used at once
+  std::uint64_t waiting = 0;        // requests blocked in reserve()
+  std::uint64_t waiting_bytes = 0;  // bytes they ask for
+  std::uint64_t head_bytes = 0;     // bytes the head of the queue waits for (0: none waiting).
+                                    // Invariant: used + head_bytes > capacity whenever waiting.
+  std::uint64_t cancelled = 0;      // waits ended by a stop token
   std::array<TagBooks, kTagCount> tags{};
 
   const TagBooks& operator[](Tag t) const { return tags[std::size_t(t)]; }
@@ -116,7 +116,8 @@ class Reservation {
 
  private:
   friend class MemoryBudget;
-  Reservation(MemoryBudget* b, std::uint64_t bytes, Tag tag) : budget_(b), bytes_(bytes), tag_(tag) {}
+  Reservation(MemoryBudget* b, std::uint64_t bytes, Tag tag)
+      : budget_(b), bytes_(bytes), tag_(tag) {}
   MemoryBudget* budget_ = nullptr;
   std::uint64_t bytes_ = 0;
   Tag tag_ = Tag::other;

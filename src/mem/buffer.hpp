@@ -11,12 +11,12 @@
 //   * It is sized once, at creation; it never grows. Contents start zeroed (fresh anonymous pages).
 //   * T must be trivially copyable and destructible (field elements, integers): no constructors or
 //     destructors are run for the elements.
+#include <fmt/format.h>
+
 #include <cstddef>
 #include <span>
 #include <type_traits>
 #include <utility>
-
-#include <fmt/format.h>
 
 #include "mem/budget.hpp"
 #include "mem/pages.hpp"
@@ -39,9 +39,9 @@ class Buffer {
       : count_(count) {
     const std::size_t need = bytes_for(count, opts);
     if (reservation.bytes() < need)
-      throw BudgetError(fmt::format(
-          "a buffer of {} elements needs a reservation of {} but was given {}", count,
-          format_bytes(need), format_bytes(reservation.bytes())));
+      throw BudgetError(
+          fmt::format("a buffer of {} elements needs a reservation of {} but was given {}", count,
+                      format_bytes(need), format_bytes(reservation.bytes())));
     reservation.release(reservation.bytes() - need);
     pages_ = PageMapping(count * sizeof(T), opts);  // may throw: the reservation then dies too
     reservation_ = std::move(reservation);

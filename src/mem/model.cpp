@@ -121,7 +121,8 @@ MemoryModel pipeline_model(const PipelineConfig& c, Policy policy) {
     const std::uint64_t after_gpu = b.g2_input + b.result;
     m.stages.push_back({"gpu", Tag::gpu, c.gpu_workers, c.gpu_queue, life, life});
     m.stages.push_back({"g2", Tag::g2, c.g2_workers, c.g2_queue, after_gpu, after_gpu});
-    m.stages.push_back({"finalize", Tag::finalize, c.finalizers, c.final_queue, b.result, b.result});
+    m.stages.push_back(
+        {"finalize", Tag::finalize, c.finalizers, c.final_queue, b.result, b.result});
   }
   return m;
 }

@@ -26,14 +26,14 @@ namespace splitprove::mem {
 struct StageSpec {
   std::string name;
   Tag tag = Tag::other;
-  std::uint32_t workers = 1;                   // items being worked on at once
+  std::uint32_t workers = 1;                    // items being worked on at once
   std::optional<std::uint32_t> queue_bound{0};  // items waiting in front; nullopt: unbounded
   std::uint64_t bytes_per_item = 0;             // held by an item while a worker has it
   std::uint64_t queued_bytes_per_item = 0;      // held by an item while it waits in the queue
 };
 
 struct MemoryModel {
-  std::uint64_t baseline_bytes = 0;       // resident before any work (binary, SRS, ...)
+  std::uint64_t baseline_bytes = 0;  // resident before any work (binary, SRS, ...)
   std::vector<StageSpec> stages;
   std::uint64_t max_items_in_flight = 0;  // 0: no cap
   std::uint64_t budget_bytes = 0;         // 0: no budget (the books are not capped)
@@ -45,25 +45,25 @@ struct StagePrediction {
   std::uint64_t worker_items = 0;  // items counted in workers / in the queue (after the cap)
   std::uint64_t queued_items = 0;
   std::uint64_t bytes = 0;
-  bool unbounded = false;          // the queue has no bound (only the in-flight cap limits it)
+  bool unbounded = false;  // the queue has no bound (only the in-flight cap limits it)
 };
 
 struct Prediction {
   std::vector<StagePrediction> stages;
-  bool bounded = true;            // false: an unbounded queue and no in-flight cap (no finite peak)
-  std::uint64_t work_bytes = 0;   // Σ stages (UINT64_MAX when unbounded)
-  std::uint64_t held_bytes = 0;   // min(work_bytes, budget): what can really be held
-  std::uint64_t peak_bytes = 0;   // baseline + held_bytes (saturating)
-  bool fits_budget = true;        // work_bytes <= budget (or no budget)
+  bool bounded = true;           // false: an unbounded queue and no in-flight cap (no finite peak)
+  std::uint64_t work_bytes = 0;  // Σ stages (UINT64_MAX when unbounded)
+  std::uint64_t held_bytes = 0;  // min(work_bytes, budget): what can really be held
+  std::uint64_t peak_bytes = 0;  // baseline + held_bytes (saturating)
+  bool fits_budget = true;       // work_bytes <= budget (or no budget)
 };
 
 // Items are placed into the stages' worker and queue slots, the largest bytes-per-item first, until
 // `max_items_in_flight` is used up: the most memory the configuration can hold at once.
 Prediction predict(const MemoryModel& m);
 
-// The largest n in [1, limit] for which `make(n)` still fits `budget` (work_bytes <= budget), scanning
-// up while it fits. 0: not even n = 1 fits. `limit`: no limit found up to `limit` (the knob does not
-// raise the peak past it, e.g. jobs under a policy whose queues are all bounded).
+// The largest n in [1, limit] for which `make(n)` still fits `budget` (work_bytes <= budget),
+// scanning up while it fits. 0: not even n = 1 fits. `limit`: no limit found up to `limit` (the
+// knob does not raise the peak past it, e.g. jobs under a policy whose queues are all bounded).
 std::uint32_t largest_fitting(const std::function<MemoryModel(std::uint32_t)>& make,
                               std::uint64_t budget, std::uint32_t limit = 1024);
 

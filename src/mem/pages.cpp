@@ -32,9 +32,9 @@ void set_pin_hooks(PinHooks h) {
   auto& r = hooks();
   std::lock_guard lk(r.mu);
   r.pin = std::move(h.pin);
-  r.unpin = h.unpin ? std::make_shared<const std::function<void(void*, std::size_t)>>(
-                          std::move(h.unpin))
-                    : nullptr;
+  r.unpin =
+      h.unpin ? std::make_shared<const std::function<void(void*, std::size_t)>>(std::move(h.unpin))
+              : nullptr;
 }
 
 void clear_pin_hooks() { set_pin_hooks({}); }
@@ -88,8 +88,9 @@ PageMapping::PageMapping(std::size_t bytes, const BufferOptions& opts) {
         throw;
       }
       unpin_ = std::move(unpin);
-      if (!unpin_) unpin_ = std::make_shared<const std::function<void(void*, std::size_t)>>(
-                       [](void*, std::size_t) {});
+      if (!unpin_)
+        unpin_ = std::make_shared<const std::function<void(void*, std::size_t)>>(
+            [](void*, std::size_t) {});
     }
   }
 }

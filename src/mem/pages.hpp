@@ -1,9 +1,9 @@
 #pragma once
 // Page-backed memory: the non-template core of Buffer<T>.
 //
-// Why mmap and not the heap: a large `free` returns memory to malloc's arena, not necessarily to the
-// OS, so RSS can stay high after the buffer is gone and the budget's books would lie (DESIGN §1.6).
-// An anonymous private mapping is returned to the OS by `munmap`, at once and in full.
+// Why mmap and not the heap: a large `free` returns memory to malloc's arena, not necessarily to
+// the OS, so RSS can stay high after the buffer is gone and the budget's books would lie (DESIGN
+// §1.6). An anonymous private mapping is returned to the OS by `munmap`, at once and in full.
 //
 // Pinning: a CUDA backend wants large host buffers page-locked for fast host-to-device copies.
 // This layer does not know CUDA; the backend installs a pin/unpin pair (`set_pin_hooks`, e.g.

@@ -10,7 +10,9 @@
 namespace splitprove::mem {
 namespace {
 constexpr std::uint64_t kMax = std::numeric_limits<std::uint64_t>::max();
-std::string bytes_or_unbounded(std::uint64_t b) { return b == kMax ? "unbounded" : format_bytes(b); }
+std::string bytes_or_unbounded(std::uint64_t b) {
+  return b == kMax ? "unbounded" : format_bytes(b);
+}
 std::string limit_text(std::uint32_t n, const char* knob) {
   if (n == 0) return fmt::format("none: even {}=1 does not fit", knob);
   if (n >= kPlanNoLimit)
@@ -66,10 +68,10 @@ std::string format_plan(const Plan& p) {
   s += fmt::format("work bytes:      {}\n", bytes_or_unbounded(pr.work_bytes));
   if (c.budget) {
     s += fmt::format("budget:          {} — {}\n", format_bytes(c.budget),
-                     pr.fits_budget ? fmt::format("fits (headroom {})",
-                                                  format_bytes(c.budget - pr.work_bytes))
-                                    : std::string("does not fit: admission will wait, the budget "
-                                                  "caps the peak (throughput drops instead)"));
+                     pr.fits_budget
+                         ? fmt::format("fits (headroom {})", format_bytes(c.budget - pr.work_bytes))
+                         : std::string("does not fit: admission will wait, the budget "
+                                       "caps the peak (throughput drops instead)"));
   }
   s += fmt::format("predicted peak:  {} = baseline {} + {}\n", bytes_or_unbounded(pr.peak_bytes),
                    format_bytes(c.baseline), bytes_or_unbounded(pr.held_bytes));

@@ -2,9 +2,8 @@
 // `splitprove plan`: the model's answer for one configuration, before anything runs: the predicted
 // peak, and the largest concurrency (synthesis workers, jobs in flight) that fits the budget.
 #include <cstdint>
-#include <string>
-
 #include <nlohmann/json_fwd.hpp>
+#include <string>
 
 #include "mem/model.hpp"
 

@@ -27,11 +27,20 @@ std::string xml_escape(std::string_view s) {
   std::string o;
   for (char c : s) {
     switch (c) {
-      case '&': o += "&amp;"; break;
-      case '<': o += "&lt;"; break;
-      case '>': o += "&gt;"; break;
-      case '"': o += "&quot;"; break;
-      default: o += c;
+      case '&':
+        o += "&amp;";
+        break;
+      case '<':
+        o += "&lt;";
+        break;
+      case '>':
+        o += "&gt;";
+        break;
+      case '"':
+        o += "&quot;";
+        break;
+      default:
+        o += c;
     }
   }
   return o;
@@ -89,15 +98,16 @@ std::string render_svg(const Timeline& tl, const Verdict& v, const PlotOptions& 
       "{1}\" font-family=\"sans-serif\" font-size=\"12\">\n",
       W, H);
   o += fmt::format("<rect width=\"{}\" height=\"{}\" fill=\"white\"/>\n", W, H);
-  std::string title = !opts.title.empty()       ? opts.title
-                      : tl.meta_value("title")   ? *tl.meta_value("title")
-                                                 : std::string("memory timeline");
+  std::string title = !opts.title.empty()      ? opts.title
+                      : tl.meta_value("title") ? *tl.meta_value("title")
+                                               : std::string("memory timeline");
   o += fmt::format("<text x=\"{}\" y=\"22\" font-size=\"16\" font-weight=\"bold\">{}</text>\n", ml,
                    xml_escape(title));
-  o += fmt::format("<text x=\"{}\" y=\"42\" fill=\"#333\">verdict: {} — peak {} at {:.1f} s, "
-                   "baseline {}, after drain {}</text>\n",
-                   ml, verdict_name(v.verdict), format_bytes(v.peak), v.peak_t,
-                   format_bytes(v.baseline), format_bytes(v.after_drain));
+  o += fmt::format(
+      "<text x=\"{}\" y=\"42\" fill=\"#333\">verdict: {} — peak {} at {:.1f} s, "
+      "baseline {}, after drain {}</text>\n",
+      ml, verdict_name(v.verdict), format_bytes(v.peak), v.peak_t, format_bytes(v.baseline),
+      format_bytes(v.after_drain));
 
   // ---- work window
   if (v.marked)
@@ -139,13 +149,15 @@ std::string render_svg(const Timeline& tl, const Verdict& v, const PlotOptions& 
       if (!tag_used[tag]) continue;
       std::string pts;
       std::vector<double> upper(lower);
-      for (std::size_t i = 0; i < tl.samples.size(); ++i) upper[i] += double(tl.samples[i].books[tag]);
+      for (std::size_t i = 0; i < tl.samples.size(); ++i)
+        upper[i] += double(tl.samples[i].books[tag]);
       for (std::size_t i = 0; i < tl.samples.size(); ++i)
         pts += fmt::format("{:.1f},{:.1f} ", X(tl.samples[i].t), Y(upper[i]));
       for (std::size_t i = tl.samples.size(); i-- > 0;)
         pts += fmt::format("{:.1f},{:.1f} ", X(tl.samples[i].t), Y(lower[i]));
-      o += fmt::format("<polygon points=\"{}\" fill=\"{}\" fill-opacity=\"0.75\" stroke=\"none\"/>\n",
-                       pts, kTagColors[tag]);
+      o += fmt::format(
+          "<polygon points=\"{}\" fill=\"{}\" fill-opacity=\"0.75\" stroke=\"none\"/>\n", pts,
+          kTagColors[tag]);
       lower = std::move(upper);
     }
   }
@@ -191,9 +203,10 @@ std::string render_svg(const Timeline& tl, const Verdict& v, const PlotOptions& 
   }
   {
     std::string pts;
-    for (const Sample& s : tl.samples) pts += fmt::format("{:.1f},{:.1f} ", X(s.t), Y(double(s.rss)));
-    o += fmt::format(
-        "<polyline points=\"{}\" fill=\"none\" stroke=\"#111\" stroke-width=\"2\"/>\n", pts);
+    for (const Sample& s : tl.samples)
+      pts += fmt::format("{:.1f},{:.1f} ", X(s.t), Y(double(s.rss)));
+    o += fmt::format("<polyline points=\"{}\" fill=\"none\" stroke=\"#111\" stroke-width=\"2\"/>\n",
+                     pts);
   }
 
   // ---- events: work window edges labelled, other events as ticks on the time axis
@@ -205,8 +218,9 @@ std::string render_svg(const Timeline& tl, const Verdict& v, const PlotOptions& 
           "<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" stroke=\"#777\" "
           "stroke-dasharray=\"3 3\"/>\n",
           px, mt, mt + ph);
-      o += fmt::format("<text x=\"{:.1f}\" y=\"{}\" fill=\"#555\" text-anchor=\"middle\">{}</text>\n",
-                       px, mt - 4, xml_escape(e.label));
+      o += fmt::format(
+          "<text x=\"{:.1f}\" y=\"{}\" fill=\"#555\" text-anchor=\"middle\">{}</text>\n", px,
+          mt - 4, xml_escape(e.label));
     } else if (ticks++ < 400) {
       o += fmt::format(
           "<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" stroke=\"#999\"/>\n", px,
@@ -239,8 +253,8 @@ std::string render_svg(const Timeline& tl, const Verdict& v, const PlotOptions& 
           "<rect x=\"{}\" y=\"{:.1f}\" width=\"18\" height=\"10\" fill=\"{}\" "
           "fill-opacity=\"0.75\"/>\n",
           ml + pw + 8, ly - 9, color);
-    o += fmt::format("<text x=\"{}\" y=\"{:.1f}\">{}</text>\n", ml + pw + 32, ly,
-                     xml_escape(label));
+    o +=
+        fmt::format("<text x=\"{}\" y=\"{:.1f}\">{}</text>\n", ml + pw + 32, ly, xml_escape(label));
     ly += 17;
   };
   legend("#111", "RSS", true);
@@ -248,7 +262,8 @@ std::string render_svg(const Timeline& tl, const Verdict& v, const PlotOptions& 
     legend("#16a085", "device " + tl.device_names[d], true);
   legend("#e6e6e6", "baseline", false);
   for (std::size_t tag = 0; tag < kTagCount; ++tag)
-    if (tag_used[tag]) legend(kTagColors[tag], "books: " + std::string(tag_name(kAllTags[tag])), false);
+    if (tag_used[tag])
+      legend(kTagColors[tag], "books: " + std::string(tag_name(kAllTags[tag])), false);
   o += "</svg>\n";
   return o;
 }

@@ -14,8 +14,9 @@ struct ProcessMemory {
 // RSS only, from /proc/self/statm (cheap: one short read). Throws splitprove::Error if unreadable.
 std::uint64_t read_rss();
 
-// RSS split into anonymous and file-backed. Uses /proc/self/smaps_rollup (exact, walks the mappings)
-// and falls back to /proc/self/status (RssAnon/RssFile/RssShmem) where smaps_rollup is missing.
+// RSS split into anonymous and file-backed. Uses /proc/self/smaps_rollup (exact, walks the
+// mappings) and falls back to /proc/self/status (RssAnon/RssFile/RssShmem) where smaps_rollup is
+// missing.
 ProcessMemory read_process_memory();
 
 // Parses the text of smaps_rollup / status; exposed for tests. nullopt if fields are missing.

@@ -37,10 +37,10 @@ struct Item {
   // What is left of the admission reservation: the share of buffers not yet made. Each buffer
   // carves its share from here when it is created.
   Reservation life;
-  Buffer<Word> a, b, c;    // constraint evaluations: die after the GPU stage (splitprove policy)
-  Buffer<Word> z;          // assignment: same; under `held` it lives until finalize
-  Buffer<Word> g2_input;   // compact copy of the B-dense scalars (splitprove policy only)
-  Buffer<Word> result;     // the stage results (small)
+  Buffer<Word> a, b, c;   // constraint evaluations: die after the GPU stage (splitprove policy)
+  Buffer<Word> z;         // assignment: same; under `held` it lives until finalize
+  Buffer<Word> g2_input;  // compact copy of the B-dense scalars (splitprove policy only)
+  Buffer<Word> result;    // the stage results (small)
 
   void retag(Tag t) {
     life.retag(t);
@@ -367,10 +367,10 @@ SimResult run_simulation(const SimConfig& c) {
   res.timeline = sampler.timeline();
   res.timeline.set_meta("source", "memsim");
   res.timeline.set_meta("config", describe(c));
-  res.timeline.set_meta(
-      "title", fmt::format("memsim: policy {} — pw={} gw={} jobs in flight={}{}",
-                           policy_name(policy), p.synthesis_workers, p.gpu_workers, p.jobs,
-                           p.budget ? ", budget " + format_bytes(p.budget) : ""));
+  res.timeline.set_meta("title",
+                        fmt::format("memsim: policy {} — pw={} gw={} jobs in flight={}{}",
+                                    policy_name(policy), p.synthesis_workers, p.gpu_workers, p.jobs,
+                                    p.budget ? ", budget " + format_bytes(p.budget) : ""));
   res.timeline.set_meta(std::string(kMetaModelWorkBytes), std::to_string(res.needs.work_bytes));
   if (p.budget) res.timeline.set_meta(std::string(kMetaBudgetBytes), std::to_string(p.budget));
   res.verdict = analyze(res.timeline);

@@ -9,7 +9,8 @@
 //
 //   Policy::held_until_finalize (the reference design): the item keeps a, b, c and z until it is
 //     finalized; the GPU worker hands it to an unbounded G2 backlog and moves on. G2 is slower than
-//     the GPU stage, so finished-but-pending items pile up, each holding its whole synthesis output.
+//     the GPU stage, so finished-but-pending items pile up, each holding its whole synthesis
+//     output.
 //   Policy::splitprove: a, b, c and z die when the GPU stage ends; the GPU worker first makes a
 //     compact copy of what G2 reads; backlogs are bounded and a GPU worker does not start a
 //     partition while the G2 backlog is full.
@@ -34,10 +35,10 @@ struct SimConfig {
   std::uint32_t total_jobs = 4;
   std::chrono::milliseconds t_synth{300};  // per partition, including the page touches
   std::chrono::milliseconds t_gpu{120};
-  std::chrono::milliseconds t_g2{360};     // longer than the GPU stage, as in the reference design
+  std::chrono::milliseconds t_g2{360};  // longer than the GPU stage, as in the reference design
   std::chrono::milliseconds t_final{20};
   std::chrono::milliseconds sample_interval{100};
-  std::chrono::milliseconds settle{400};   // idle time before work (baseline) and after (drain)
+  std::chrono::milliseconds settle{400};  // idle time before work (baseline) and after (drain)
   bool huge_pages = false;
 };
 
@@ -52,7 +53,7 @@ struct SimResult {
   Prediction policy_bound;
   std::uint64_t partitions = 0;
   double work_seconds = 0;
-  double throughput = 0;        // partitions per second over the work window
+  double throughput = 0;         // partitions per second over the work window
   std::uint64_t books_peak = 0;  // budget's peak
 };
 

@@ -58,9 +58,9 @@ namespace {
 // Fixed leading columns of the CSV; the device columns follow.
 const std::vector<std::string>& fixed_columns() {
   static const std::vector<std::string> cols = [] {
-    std::vector<std::string> c = {"kind",           "t_s",         "label",
-                                  "rss",            "anon",        "file",
-                                  "budget_capacity", "budget_used", "budget_waiting"};
+    std::vector<std::string> c = {"kind",          "t_s",  "label",           "rss",
+                                  "anon",          "file", "budget_capacity", "budget_used",
+                                  "budget_waiting"};
     for (Tag t : kAllTags) c.push_back("book_" + std::string(tag_name(t)));
     return c;
   }();
@@ -115,8 +115,8 @@ double parse_time(const std::string& s, std::string_view where, std::string_view
   double v = 0;
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (s.empty() || ec != std::errc{} || p != s.data() + s.size() || !std::isfinite(v) || v < 0)
-    throw Error(fmt::format("{}: column '{}': '{}' is not a time in seconds (a number >= 0)",
-                            where, col, s));
+    throw Error(fmt::format("{}: column '{}': '{}' is not a time in seconds (a number >= 0)", where,
+                            col, s));
   return v;
 }
 
@@ -124,8 +124,8 @@ std::uint64_t parse_u64(const std::string& s, std::string_view where, std::strin
   std::uint64_t v = 0;
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (s.empty() || ec != std::errc{} || p != s.data() + s.size())
-    throw Error(fmt::format("{}: column '{}': '{}' is not an unsigned integer (bytes)", where, col,
-                            s));
+    throw Error(
+        fmt::format("{}: column '{}': '{}' is not an unsigned integer (bytes)", where, col, s));
   return v;
 }
 
@@ -188,8 +188,8 @@ Timeline read_csv(std::istream& in, std::string_view name) {
               where, cols[i], i + 1, i < f.size() ? f[i] : std::string("<end of line>")));
       for (std::size_t i = cols.size(); i < f.size(); ++i) {
         if (f[i].rfind("dev:", 0) != 0 || f[i].size() == 4)
-          throw Error(fmt::format("{}: header: column {} '{}': expected 'dev:<name>'", where, i + 1,
-                                  f[i]));
+          throw Error(
+              fmt::format("{}: header: column {} '{}': expected 'dev:<name>'", where, i + 1, f[i]));
         tl.device_names.push_back(f[i].substr(4));
       }
       ncols = f.size();
@@ -210,13 +210,13 @@ Timeline read_csv(std::istream& in, std::string_view name) {
       tl.events.push_back({t, f[2]});
     } else if (kind == "sample") {
       if (f.size() != ncols)
-        throw Error(fmt::format("{}: sample row has {} fields, the header has {}", where, f.size(),
-                                ncols));
+        throw Error(
+            fmt::format("{}: sample row has {} fields, the header has {}", where, f.size(), ncols));
       Sample s;
       s.t = parse_time(f[1], where, "t_s");
       check_time_order(s.t, last_sample_t, where, "sample");
-      std::uint64_t* fixed[] = {&s.rss, &s.anon, &s.file, &s.budget_capacity, &s.budget_used,
-                                &s.budget_waiting};
+      std::uint64_t* fixed[] = {&s.rss,         &s.anon,          &s.file, &s.budget_capacity,
+                                &s.budget_used, &s.budget_waiting};
       std::size_t c = kFirstNumeric;
       for (auto* p : fixed) {
         *p = parse_u64(f[c], where, cols[c]);
@@ -227,8 +227,8 @@ Timeline read_csv(std::istream& in, std::string_view name) {
         s.device.push_back(parse_u64(f[c], where, "dev:" + tl.device_names[d]));
       tl.samples.push_back(std::move(s));
     } else {
-      throw Error(fmt::format("{}: unknown row kind '{}' (expected sample, event or meta)", where,
-                              kind));
+      throw Error(
+          fmt::format("{}: unknown row kind '{}' (expected sample, event or meta)", where, kind));
     }
   }
   if (!have_header) throw Error(fmt::format("{}: empty file: no header line", name));
@@ -241,7 +241,8 @@ void write_jsonl(const Timeline& tl, std::ostream& out) {
   using nlohmann::json;
   json head = {{"kind", "timeline"}, {"version", 1}, {"devices", tl.device_names}};
   out << head.dump() << '\n';
-  for (auto& [k, v] : tl.meta) out << json{{"kind", "meta"}, {"key", k}, {"value", v}}.dump() << '\n';
+  for (auto& [k, v] : tl.meta)
+    out << json{{"kind", "meta"}, {"key", k}, {"value", v}}.dump() << '\n';
   for (auto& e : tl.events)
     out << json{{"kind", "event"}, {"t", e.t}, {"label", e.label}}.dump() << '\n';
   for (auto& s : tl.samples) {
@@ -250,17 +251,16 @@ void write_jsonl(const Timeline& tl, std::ostream& out) {
     json dev = json::object();
     for (std::size_t d = 0; d < tl.device_names.size(); ++d)
       dev[tl.device_names[d]] = d < s.device.size() ? s.device[d] : 0;
-    json j = {{"kind", "sample"},
-              {"t", s.t},
-              {"rss", s.rss},
-              {"anon", s.anon},
-              {"file", s.file},
-              {"budget",
-               {{"capacity", s.budget_capacity},
-                {"used", s.budget_used},
-                {"waiting", s.budget_waiting}}},
-              {"books", books},
-              {"device", dev}};
+    json j = {
+        {"kind", "sample"},
+        {"t", s.t},
+        {"rss", s.rss},
+        {"anon", s.anon},
+        {"file", s.file},
+        {"budget",
+         {{"capacity", s.budget_capacity}, {"used", s.budget_used}, {"waiting", s.budget_waiting}}},
+        {"books", books},
+        {"device", dev}};
     out << j.dump() << '\n';
   }
 }
@@ -314,7 +314,8 @@ Timeline read_jsonl(std::istream& in, std::string_view name) {
       continue;
     }
     if (!have_header)
-      throw Error(fmt::format("{}: expected the {{\"kind\":\"timeline\"}} header line first", where));
+      throw Error(
+          fmt::format("{}: expected the {{\"kind\":\"timeline\"}} header line first", where));
     if (kind == "meta") {
       tl.meta.emplace_back(str(j, "key"), str(j, "value"));
     } else if (kind == "event") {

@@ -30,7 +30,8 @@ namespace splitprove::mem {
 inline constexpr std::string_view kWorkStart = "work_start";
 inline constexpr std::string_view kWorkEnd = "work_end";
 // Metadata keys the verdict and plot understand.
-inline constexpr std::string_view kMetaModelWorkBytes = "model_work_bytes";  // model's Σ (no baseline)
+inline constexpr std::string_view kMetaModelWorkBytes =
+    "model_work_bytes";  // model's Σ (no baseline)
 inline constexpr std::string_view kMetaBudgetBytes = "budget_bytes";
 
 struct Sample {
@@ -40,7 +41,7 @@ struct Sample {
   std::uint64_t file = 0;
   std::uint64_t budget_capacity = 0;  // 0: no budget attached
   std::uint64_t budget_used = 0;
-  std::uint64_t budget_waiting = 0;  // requests blocked in reserve()
+  std::uint64_t budget_waiting = 0;              // requests blocked in reserve()
   std::array<std::uint64_t, kTagCount> books{};  // bytes held per tag
   std::vector<std::uint64_t> device;             // one per Timeline::device_names
 

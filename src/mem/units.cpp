@@ -25,7 +25,8 @@ std::pair<double, std::string> split_number(std::string_view text, std::string_v
   while (i < t.size() && (std::isdigit(static_cast<unsigned char>(t[i])) || t[i] == '.')) ++i;
   std::string num(t.substr(0, i));
   if (num.empty() || num == ".")
-    throw Error(fmt::format("{}: '{}': expected a number followed by an optional unit", what, text));
+    throw Error(
+        fmt::format("{}: '{}': expected a number followed by an optional unit", what, text));
   char* end = nullptr;
   double v = std::strtod(num.c_str(), &end);
   if (end != num.c_str() + num.size() || !std::isfinite(v))
@@ -70,11 +71,10 @@ std::uint64_t parse_size(std::string_view text, std::string_view what) {
   else if (u == "t" || u == "tib" || u == "tb")
     mult = double(TiB);
   else
-    throw Error(fmt::format("{}: '{}': unknown unit '{}' (use B, KiB, MiB, GiB or TiB)", what, text,
-                            unit));
+    throw Error(
+        fmt::format("{}: '{}': unknown unit '{}' (use B, KiB, MiB, GiB or TiB)", what, text, unit));
   double bytes = std::round(v * mult);
-  if (bytes >= 18446744073709551615.0)
-    throw Error(fmt::format("{}: '{}': too large", what, text));
+  if (bytes >= 18446744073709551615.0) throw Error(fmt::format("{}: '{}': too large", what, text));
   return std::uint64_t(bytes);
 }
 

@@ -13,10 +13,14 @@ namespace splitprove::mem {
 
 std::string_view verdict_name(VerdictClass v) {
   switch (v) {
-    case VerdictClass::bounded: return "bounded";
-    case VerdictClass::accumulation: return "accumulation";
-    case VerdictClass::leak: return "leak";
-    case VerdictClass::unknown: return "unknown";
+    case VerdictClass::bounded:
+      return "bounded";
+    case VerdictClass::accumulation:
+      return "accumulation";
+    case VerdictClass::leak:
+      return "leak";
+    case VerdictClass::unknown:
+      return "unknown";
   }
   return "unknown";
 }

@@ -16,11 +16,10 @@
 // The model's work bytes come from the options, else from the timeline's `model_work_bytes` meta;
 // a budget (meta `budget_bytes`) caps them (peak can be no higher than baseline + budget).
 #include <cstdint>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
-
-#include <nlohmann/json_fwd.hpp>
 
 #include "mem/timeline.hpp"
 
