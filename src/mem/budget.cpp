@@ -149,7 +149,7 @@ void MemoryBudget::grant_waiters_locked() {
   }
 }
 
-Reservation MemoryBudget::reserve(std::uint64_t bytes, Tag tag, std::stop_token stop,
+Reservation MemoryBudget::reserve(std::uint64_t bytes, Tag tag, const std::stop_token& stop,
                                   int priority) {
   check_size(bytes, tag);
   if (bytes == 0) return Reservation{};

@@ -134,7 +134,8 @@ class MemoryBudget {
   // BudgetError at once if `bytes` exceeds the capacity, ReserveCancelled if `stop` is requested
   // while waiting (or before). `priority`: higher is served first; equal priorities are FIFO.
   // A request of 0 bytes returns an empty reservation at once.
-  Reservation reserve(std::uint64_t bytes, Tag tag, std::stop_token stop = {}, int priority = 0);
+  Reservation reserve(std::uint64_t bytes, Tag tag, const std::stop_token& stop = {},
+                      int priority = 0);
 
   // Grants at once if the bytes fit and nobody is waiting; otherwise returns nullopt.
   // Throws BudgetError if `bytes` exceeds the capacity.

@@ -87,7 +87,7 @@ PartitionBytes PartitionBytes::scaled(std::uint64_t total) {
   p.abc = pages(total / 4 * 3);
   p.z = pages(total / 4);
   p.g2_input = pages(total / 16);
-  p.result = 64 * 1024;
+  p.result = std::uint64_t(64) * 1024;
   return p;
 }
 

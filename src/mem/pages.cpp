@@ -57,13 +57,13 @@ PageMapping::PageMapping(std::size_t bytes, const BufferOptions& opts) {
   if (p == MAP_FAILED)
     throw Error(fmt::format("mmap of {} failed: {}", format_bytes(ask), std::strerror(errno)));
   if (opts.huge_pages) {
-    auto addr = reinterpret_cast<std::uintptr_t>(p);
-    std::uintptr_t aligned = round_up(addr, kHugePageSize);
-    std::size_t head = aligned - addr;
-    std::size_t tail = ask - head - size;
-    if (head) ::munmap(p, head);
-    if (tail) ::munmap(reinterpret_cast<void*>(aligned + size), tail);
-    p = reinterpret_cast<void*>(aligned);
+    auto* base = static_cast<char*>(p);
+    const auto addr = reinterpret_cast<std::uintptr_t>(base);
+    const std::size_t head = round_up(addr, kHugePageSize) - addr;
+    const std::size_t tail = ask - head - size;
+    if (head) ::munmap(base, head);
+    if (tail) ::munmap(base + head + size, tail);
+    p = base + head;
     ::madvise(p, size, MADV_HUGEPAGE);  // advice only: failure (THP off) is not an error
     if (opts.populate)
       for (std::size_t off = 0; off < size; off += kPageSize)

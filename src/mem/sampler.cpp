@@ -23,7 +23,7 @@ void MemorySampler::add_device_source(std::string name, DeviceMemorySource sourc
 
 void MemorySampler::start() {
   if (thread_.joinable()) throw Error("memory sampler: already started");
-  thread_ = std::jthread([this](std::stop_token st) { run(st); });
+  thread_ = std::jthread([this](const std::stop_token& st) { run(st); });
 }
 
 void MemorySampler::stop() {
@@ -71,7 +71,7 @@ void MemorySampler::sample_now() {
   tl_.samples.push_back(std::move(s));
 }
 
-void MemorySampler::run(std::stop_token st) {
+void MemorySampler::run(const std::stop_token& st) {
   // A fixed schedule (t0 + k * interval), not "sleep interval after each sample", so the
   // interval does not drift by the sampling cost.
   std::mutex m;

@@ -59,7 +59,7 @@ class MemorySampler {
   Timeline timeline() const;
 
  private:
-  void run(std::stop_token st);
+  void run(const std::stop_token& st);
 
   const MemoryBudget* budget_;
   SamplerOptions opts_;

@@ -234,7 +234,7 @@ SimResult run_simulation(const SimConfig& c) {
   auto fail = [&](std::exception_ptr e) {
     {
       std::lock_guard lk(err_mu);
-      if (!first_error) first_error = e;
+      if (!first_error) first_error = std::move(e);
     }
     abort_all.request_stop();
     jobs->abort();

@@ -144,7 +144,7 @@ void write_csv(const Timeline& tl, std::ostream& out) {
   for (std::size_t i = 0; i < cols.size(); ++i) out << (i ? "," : "") << cols[i];
   for (auto& d : tl.device_names) out << ',' << csv_quote("dev:" + d);
   out << '\n';
-  for (auto& [k, v] : tl.meta) out << "meta,," << csv_quote(k + "=" + v) << '\n';
+  for (auto& [k, v] : tl.meta) out << "meta,," << csv_quote(fmt::format("{}={}", k, v)) << '\n';
   // Samples and events interleaved in time order (events first on ties).
   std::size_t si = 0, ei = 0;
   while (si < tl.samples.size() || ei < tl.events.size()) {
