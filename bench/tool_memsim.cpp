@@ -72,7 +72,7 @@ Row run_one(const std::string& name, const SimConfig& c, const std::string& dir,
 
 }  // namespace
 
-int main(int argc, char** argv) {
+static int run(int argc, char** argv) {
   CLI::App app{"splitprove memory accumulation simulator"};
   SimConfig c;
   c.policy = Policy::held_until_finalize;
@@ -155,7 +155,7 @@ int main(int argc, char** argv) {
           s.pipeline.synthesis_workers = pw;
           s.pipeline.jobs = j;
           std::string name = fmt::format("{}-pw{}-j{}", policy_name(pol2), pw, j);
-          rows.push_back(run_one(name, s, out + "/" + name, max_samples, !no_jsonl));
+          rows.push_back(run_one(name, s, fmt::format("{}/{}", out, name), max_samples, !no_jsonl));
         }
     // Under budgets smaller than what the held policy reaches at pw=4, j=3 (in units of one
     // partition's life cost under the splitprove policy).
@@ -168,7 +168,7 @@ int main(int argc, char** argv) {
         s.pipeline.jobs = 3;
         s.pipeline.budget = parts * life;
         std::string name = fmt::format("{}-pw4-j3-budget{}", policy_name(pol2), parts);
-        rows.push_back(run_one(name, s, out + "/" + name, max_samples, !no_jsonl));
+        rows.push_back(run_one(name, s, fmt::format("{}/{}", out, name), max_samples, !no_jsonl));
       }
     std::string t = table(rows);
     std::ofstream f(out + "/sweep.md");
@@ -181,5 +181,14 @@ int main(int argc, char** argv) {
   } catch (const Error& e) {
     std::fprintf(stderr, "tool_memsim: error: %s\n", e.what());
     return 1;
+  }
+}
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "tool_memsim: internal error: %s\n", e.what());
+    return 2;
   }
 }

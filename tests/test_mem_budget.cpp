@@ -31,7 +31,7 @@ bool eventually(Pred pred, std::chrono::milliseconds timeout = 5000ms) {
 // watchdog cancels the stuck request after a while, so the test fails instead of hanging.
 struct Watchdog {
   explicit Watchdog(std::chrono::seconds after = 20s)
-      : thread_([this, after](std::stop_token st) {
+      : thread_([this, after](const std::stop_token& st) {
           std::mutex m;
           std::condition_variable_any cv;
           std::unique_lock lk(m);
@@ -87,7 +87,7 @@ TEST(MemBudget, BooksFollowReservationsThroughSplitRetagReleaseAndDestruction) {
     EXPECT_THROW(r.split(201), BudgetError);
 
     Reservation moved = std::move(r);
-    EXPECT_TRUE(r.empty());
+    EXPECT_TRUE(r.empty());  // NOLINT(bugprone-use-after-move): a moved-from one is empty
     EXPECT_EQ(moved.bytes(), 200u);
     moved.absorb(std::move(part));
     EXPECT_EQ(moved.bytes(), 300u);
@@ -229,6 +229,7 @@ TEST(MemBudget, ManyWaitersAllWakeWhenBytesReturn) {
   std::atomic<int> granted{0};
   Reservation held = b.reserve(64, Tag::other);
   std::vector<std::future<Reservation>> ws;
+  ws.reserve(32);
   for (int i = 0; i < 32; ++i)
     ws.push_back(std::async(std::launch::async, [&] {
       Reservation r = b.reserve(2, Tag::scratch, wd.token());
@@ -263,6 +264,7 @@ TEST(MemBudget, StressNoLostWakeupsNoOverbookingBooksReturnToZero) {
   });
   constexpr int kThreads = 8, kIters = 1500;
   std::vector<std::future<bool>> ts;
+  ts.reserve(kThreads);
   for (int id = 0; id < kThreads; ++id)
     ts.push_back(std::async(std::launch::async, [&, id] {
       std::mt19937 rng(id);
@@ -300,6 +302,7 @@ TEST(MemBudget, ABigRequestIsNotStarvedByAStreamOfSmallOnes) {
   Watchdog wd;
   std::atomic<bool> stop_small{false};
   std::vector<std::future<void>> smalls;
+  smalls.reserve(4);
   // Four threads keep 30-byte reservations overlapping: at no moment is the budget ever empty,
   // so a scheme that grants whatever fits would never let a 100-byte request through.
   for (int i = 0; i < 4; ++i)
