@@ -1,0 +1,124 @@
+#pragma once
+// Buffer<T>: a large, page-backed, budgeted array (DESIGN §1.1, §1.5, §1.6).
+//
+// Ownership and lifetime
+//   * A Buffer is move-only and is the one owner of its pages. Whoever holds the Buffer owns the
+//     memory; nobody else may keep a pointer into it past the Buffer's life (no raw pointer crosses
+//     a stage boundary: hand over the Buffer itself, or a compact copy).
+//   * It also owns the Reservation that pays for its pages. The destructor (or `reset()`) first
+//     munmaps, and only after munmap has returned gives the bytes back to the budget, so the books
+//     never show memory as free while the OS still has it resident.
+//   * It is sized once, at creation; it never grows. Contents start zeroed (fresh anonymous pages).
+//   * T must be trivially copyable and destructible (field elements, integers): no constructors or
+//     destructors are run for the elements.
+#include <fmt/format.h>
+
+#include <cstddef>
+#include <span>
+#include <type_traits>
+#include <utility>
+
+#include "mem/budget.hpp"
+#include "mem/pages.hpp"
+#include "mem/units.hpp"
+#include "splitprove/error.hpp"
+
+namespace splitprove::mem {
+
+template <class T>
+class Buffer {
+  static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>,
+                "Buffer<T> holds raw pages: T must be trivially copyable and destructible");
+
+ public:
+  Buffer() = default;
+
+  // Takes `reservation` (which must cover `bytes_for(count, opts)`) and maps the pages. Bytes the
+  // reservation holds beyond what the mapping needs are given back to the budget at once.
+  Buffer(std::size_t count, Reservation reservation, const BufferOptions& opts = {})
+      : count_(count) {
+    const std::size_t need = bytes_for(count, opts);
+    if (reservation.bytes() < need)
+      throw BudgetError(
+          fmt::format("a buffer of {} elements needs a reservation of {} but was given {}", count,
+                      format_bytes(need), format_bytes(reservation.bytes())));
+    reservation.release(reservation.bytes() - need);
+    pages_ = PageMapping(count * sizeof(T), opts);  // may throw: the reservation then dies too
+    reservation_ = std::move(reservation);
+  }
+
+  // Cuts this buffer's share out of a larger reservation (typically a work item's admission
+  // reservation, which paid for the item's whole life) and maps it. The share travels with the
+  // buffer and goes back to the budget when the buffer dies, not back to `from`.
+  static Buffer carve(Reservation& from, std::size_t count, const BufferOptions& opts = {}) {
+    return Buffer(count, from.split(bytes_for(count, opts)), opts);
+  }
+
+  // A buffer outside any budget. For tests and tools only: production buffers are budgeted.
+  static Buffer unbudgeted(std::size_t count, const BufferOptions& opts = {}) {
+    Buffer b;
+    b.count_ = count;
+    b.pages_ = PageMapping(count * sizeof(T), opts);
+    return b;
+  }
+
+  // What a buffer of `count` elements charges its budget: whole (huge) pages.
+  static std::size_t bytes_for(std::size_t count, const BufferOptions& opts = {}) {
+    return mapped_size(count * sizeof(T), opts);
+  }
+
+  Buffer(Buffer&& o) noexcept
+      : reservation_(std::move(o.reservation_)), pages_(std::move(o.pages_)), count_(o.count_) {
+    o.count_ = 0;
+  }
+  Buffer& operator=(Buffer&& o) noexcept {
+    if (this != &o) {
+      reset();
+      pages_ = std::move(o.pages_);
+      reservation_ = std::move(o.reservation_);
+      count_ = o.count_;
+      o.count_ = 0;
+    }
+    return *this;
+  }
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+  ~Buffer() { reset(); }
+
+  // Releases the memory now: munmap first, then the budget. The buffer becomes empty.
+  void reset() noexcept {
+    pages_.unmap();
+    reservation_.reset();
+    count_ = 0;
+  }
+
+  // The buffer moved to another stage: its bytes now count under `t` in the books.
+  void retag(Tag t) { reservation_.retag(t); }
+
+  T* data() { return static_cast<T*>(pages_.data()); }
+  const T* data() const { return static_cast<const T*>(pages_.data()); }
+  std::size_t size() const { return count_; }
+  bool empty() const { return count_ == 0; }
+  std::size_t size_bytes() const { return count_ * sizeof(T); }
+  std::size_t mapped_bytes() const { return pages_.mapped_bytes(); }
+  bool pinned() const { return pages_.pinned(); }
+  const Reservation& reservation() const { return reservation_; }
+
+  T& operator[](std::size_t i) { return data()[i]; }
+  const T& operator[](std::size_t i) const { return data()[i]; }
+  T* begin() { return data(); }
+  T* end() { return data() + count_; }
+  const T* begin() const { return data(); }
+  const T* end() const { return data() + count_; }
+  std::span<T> span() { return {data(), count_}; }
+  std::span<const T> span() const { return {data(), count_}; }
+
+ private:
+  // Members die in reverse order: pages_ (munmap) before reservation_ (budget). reset() makes the
+  // same order explicit.
+  Reservation reservation_;
+  PageMapping pages_;
+  std::size_t count_ = 0;
+};
+
+}  // namespace splitprove::mem

@@ -1,0 +1,130 @@
+#include "mem/model.hpp"
+
+#include <algorithm>
+#include <limits>
+
+#include "mem/pages.hpp"
+
+namespace splitprove::mem {
+namespace {
+constexpr std::uint64_t kMax = std::numeric_limits<std::uint64_t>::max();
+
+std::uint64_t sat_mul(std::uint64_t a, std::uint64_t b) {
+  if (a != 0 && b > kMax / a) return kMax;
+  return a * b;
+}
+std::uint64_t sat_add(std::uint64_t a, std::uint64_t b) { return a > kMax - b ? kMax : a + b; }
+std::uint64_t pages(std::uint64_t n) { return (n + kPageSize - 1) / kPageSize * kPageSize; }
+}  // namespace
+
+Prediction predict(const MemoryModel& m) {
+  Prediction p;
+  // One "slot class" per (stage, workers|queue): how many items it can hold, and at what size.
+  struct Slot {
+    std::size_t stage;
+    bool queued;
+    std::uint64_t count;  // kMax: unbounded
+    std::uint64_t bytes;
+  };
+  std::vector<Slot> slots;
+  for (std::size_t i = 0; i < m.stages.size(); ++i) {
+    const StageSpec& s = m.stages[i];
+    StagePrediction sp{s.name, s.tag, 0, 0, 0, !s.queue_bound.has_value()};
+    p.stages.push_back(sp);
+    slots.push_back({i, false, s.workers, s.bytes_per_item});
+    slots.push_back({i, true, s.queue_bound ? *s.queue_bound : kMax, s.queued_bytes_per_item});
+  }
+  // Largest items first: with a cap on items in flight, this is the worst case the cap allows.
+  std::stable_sort(slots.begin(), slots.end(),
+                   [](const Slot& a, const Slot& b) { return a.bytes > b.bytes; });
+  std::uint64_t left = m.max_items_in_flight ? m.max_items_in_flight : kMax;
+  for (const Slot& sl : slots) {
+    std::uint64_t n = std::min(sl.count, left);
+    if (n == kMax) {  // unbounded and uncapped
+      if (sl.bytes > 0) p.bounded = false;
+      continue;
+    }
+    if (left != kMax) left -= n;
+    StagePrediction& sp = p.stages[sl.stage];
+    (sl.queued ? sp.queued_items : sp.worker_items) += n;
+    sp.bytes = sat_add(sp.bytes, sat_mul(n, sl.bytes));
+  }
+  if (!p.bounded) {
+    p.work_bytes = kMax;
+  } else {
+    for (auto& sp : p.stages) p.work_bytes = sat_add(p.work_bytes, sp.bytes);
+  }
+  p.fits_budget = m.budget_bytes == 0 || p.work_bytes <= m.budget_bytes;
+  p.held_bytes = m.budget_bytes ? std::min(p.work_bytes, m.budget_bytes) : p.work_bytes;
+  p.peak_bytes = sat_add(m.baseline_bytes, p.held_bytes);
+  return p;
+}
+
+std::uint32_t largest_fitting(const std::function<MemoryModel(std::uint32_t)>& make,
+                              std::uint64_t budget, std::uint32_t limit) {
+  std::uint32_t best = 0;
+  for (std::uint32_t n = 1; n <= limit; ++n) {
+    MemoryModel m = make(n);
+    m.budget_bytes = 0;  // ask what it would hold without a cap
+    if (predict(m).work_bytes > budget) break;
+    best = n;
+  }
+  return best;
+}
+
+std::string_view policy_name(Policy p) {
+  return p == Policy::held_until_finalize ? "held" : "splitprove";
+}
+
+std::optional<Policy> parse_policy(std::string_view s) {
+  if (s == "held" || s == "held_until_finalize" || s == "1") return Policy::held_until_finalize;
+  if (s == "splitprove" || s == "2") return Policy::splitprove;
+  return std::nullopt;
+}
+
+PartitionBytes PartitionBytes::scaled(std::uint64_t total) {
+  PartitionBytes p;
+  p.abc = pages(total / 4 * 3);
+  p.z = pages(total / 4);
+  p.g2_input = pages(total / 16);
+  p.result = std::uint64_t(64) * 1024;
+  return p;
+}
+
+std::uint64_t life_cost(const PartitionBytes& p, Policy policy) {
+  // Every buffer the partition will ever own is paid for at admission; buffers give their share
+  // back to the budget when they die (so the held policy pays the same, but holds it longer).
+  std::uint64_t c = p.abc + p.z + p.result;
+  if (policy == Policy::splitprove) c += p.g2_input;
+  return c;
+}
+
+MemoryModel pipeline_model(const PipelineConfig& c, Policy policy) {
+  const PartitionBytes& b = c.partition;
+  const std::uint64_t life = life_cost(b, policy);
+  MemoryModel m;
+  m.baseline_bytes = c.baseline;
+  m.budget_bytes = c.budget;
+  m.max_items_in_flight = std::uint64_t(c.jobs) * c.partitions_per_job;
+  // Synthesis: each worker holds the admission reservation (the whole life cost) while it
+  // synthesizes and while it waits to hand over to the full GPU queue.
+  m.stages.push_back({"synthesis", Tag::synthesis, c.synthesis_workers, 0, life, 0});
+  if (policy == Policy::held_until_finalize) {
+    // Nothing is freed before finalize: every stage holds the whole life cost, and the GPU worker
+    // hands over without waiting, so the G2 and finalize backlogs have no bound.
+    m.stages.push_back({"gpu", Tag::gpu, c.gpu_workers, c.gpu_queue, life, life});
+    m.stages.push_back({"g2", Tag::g2, c.g2_workers, std::nullopt, life, life});
+    m.stages.push_back({"finalize", Tag::finalize, c.finalizers, std::nullopt, life, life});
+  } else {
+    // GPU: the item still holds everything (a, b, c, z die at the end of this stage, after the
+    // compact G2 copy is made). After it: the G2 input and the results only, in bounded queues.
+    const std::uint64_t after_gpu = b.g2_input + b.result;
+    m.stages.push_back({"gpu", Tag::gpu, c.gpu_workers, c.gpu_queue, life, life});
+    m.stages.push_back({"g2", Tag::g2, c.g2_workers, c.g2_queue, after_gpu, after_gpu});
+    m.stages.push_back(
+        {"finalize", Tag::finalize, c.finalizers, c.final_queue, b.result, b.result});
+  }
+  return m;
+}
+
+}  // namespace splitprove::mem

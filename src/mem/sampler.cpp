@@ -1,0 +1,95 @@
+#include "mem/sampler.hpp"
+
+#include <condition_variable>
+
+#include "mem/process_memory.hpp"
+#include "splitprove/error.hpp"
+
+namespace splitprove::mem {
+
+MemorySampler::MemorySampler(const MemoryBudget* budget, SamplerOptions opts)
+    : budget_(budget), opts_(opts), t0_(std::chrono::steady_clock::now()) {
+  if (opts_.interval.count() <= 0) throw Error("memory sampler: interval must be > 0 ms");
+}
+
+MemorySampler::~MemorySampler() { stop(); }
+
+void MemorySampler::add_device_source(std::string name, DeviceMemorySource source) {
+  if (thread_.joinable()) throw Error("memory sampler: add device sources before start()");
+  std::lock_guard lk(mu_);
+  tl_.device_names.push_back(std::move(name));
+  sources_.push_back(std::move(source));
+}
+
+void MemorySampler::start() {
+  if (thread_.joinable()) throw Error("memory sampler: already started");
+  thread_ = std::jthread([this](const std::stop_token& st) { run(st); });
+}
+
+void MemorySampler::stop() {
+  if (!thread_.joinable()) return;
+  thread_.request_stop();
+  thread_.join();
+  sample_now();  // the state at stop time, whatever the phase of the interval
+}
+
+double MemorySampler::now() const {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
+}
+
+void MemorySampler::mark(std::string_view label) {
+  double t = now();
+  std::lock_guard lk(mu_);
+  // Keep events in time order even if two threads race between now() and the lock.
+  if (!tl_.events.empty() && t < tl_.events.back().t) t = tl_.events.back().t;
+  tl_.events.push_back({t, std::string(label)});
+}
+
+void MemorySampler::sample_now() {
+  Sample s;
+  // Read the books and /proc back to back so that they describe the same moment as closely as
+  // possible; the books first (a reservation precedes its allocation, so RSS lags the books).
+  if (budget_) {
+    BudgetBooks b = budget_->books();
+    s.budget_capacity = b.capacity;
+    s.budget_used = b.used;
+    s.budget_waiting = b.waiting;
+    for (std::size_t i = 0; i < kTagCount; ++i) s.books[i] = b.tags[i].bytes;
+  }
+  if (opts_.split_anon_file) {
+    ProcessMemory m = read_process_memory();
+    s.rss = m.rss;
+    s.anon = m.anon;
+    s.file = m.file;
+  } else {
+    s.rss = read_rss();
+  }
+  for (auto& src : sources_) s.device.push_back(src().value_or(0));
+  s.t = now();
+  std::lock_guard lk(mu_);
+  if (!tl_.samples.empty() && s.t < tl_.samples.back().t) s.t = tl_.samples.back().t;
+  tl_.samples.push_back(std::move(s));
+}
+
+void MemorySampler::run(const std::stop_token& st) {
+  // A fixed schedule (t0 + k * interval), not "sleep interval after each sample", so the
+  // interval does not drift by the sampling cost.
+  std::mutex m;
+  std::condition_variable_any cv;
+  auto next = std::chrono::steady_clock::now();
+  while (!st.stop_requested()) {
+    sample_now();
+    next += opts_.interval;
+    auto now = std::chrono::steady_clock::now();
+    if (next < now) next = now;  // fell behind (overloaded machine): do not burst
+    std::unique_lock lk(m);
+    cv.wait_until(lk, st, next, [] { return false; });
+  }
+}
+
+Timeline MemorySampler::timeline() const {
+  std::lock_guard lk(mu_);
+  return tl_;
+}
+
+}  // namespace splitprove::mem

@@ -1,0 +1,73 @@
+#pragma once
+// MemorySampler: a background thread that records process memory (RSS, anonymous vs file-backed)
+// and the budget's books at a fixed interval, device memory from pluggable sources, and event
+// markers (work start/end, stage start/end). The result is a Timeline (timeline.hpp).
+//
+// Ownership: the sampler owns its thread and its Timeline. The budget it reads (if any) and every
+// device source must outlive the sampler's `stop()` (the destructor stops it). Sources are added
+// before `start()`; events may be marked from any thread at any time.
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <thread>
+
+#include "mem/budget.hpp"
+#include "mem/timeline.hpp"
+
+namespace splitprove::mem {
+
+// A device-memory source: returns the bytes in use on one device now (nullopt if unknown this
+// time; recorded as 0). A CUDA backend adds one per GPU (cudaMemGetInfo / its own budget).
+using DeviceMemorySource = std::function<std::optional<std::uint64_t>()>;
+
+struct SamplerOptions {
+  std::chrono::milliseconds interval{100};
+  // smaps_rollup walks every mapping: exact anon/file split, costlier. Off: RSS only (statm).
+  bool split_anon_file = true;
+};
+
+class MemorySampler {
+ public:
+  // `budget` may be null (no books recorded).
+  explicit MemorySampler(const MemoryBudget* budget = nullptr, SamplerOptions opts = {});
+  ~MemorySampler();
+  MemorySampler(const MemorySampler&) = delete;
+  MemorySampler& operator=(const MemorySampler&) = delete;
+
+  // Adds a device source (before start()); its values become column `dev:<name>`.
+  void add_device_source(std::string name, DeviceMemorySource source);
+
+  // Starts the thread; the first sample is taken at once. Throws if already started.
+  void start();
+  // Takes a last sample and joins the thread. Idempotent.
+  void stop();
+
+  // Records an event at the current time (thread-safe).
+  void mark(std::string_view label);
+  void stage_start(std::string_view stage) { mark("start:" + std::string(stage)); }
+  void stage_end(std::string_view stage) { mark("end:" + std::string(stage)); }
+  // Takes one sample now, in the caller's thread (thread-safe).
+  void sample_now();
+
+  // Seconds since construction (the timeline's clock).
+  double now() const;
+  // A copy of everything recorded so far.
+  Timeline timeline() const;
+
+ private:
+  void run(const std::stop_token& st);
+
+  const MemoryBudget* budget_;
+  SamplerOptions opts_;
+  std::chrono::steady_clock::time_point t0_;
+  std::vector<DeviceMemorySource> sources_;
+  mutable std::mutex mu_;  // guards tl_
+  Timeline tl_;
+  std::jthread thread_;
+};
+
+}  // namespace splitprove::mem
