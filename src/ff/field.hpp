@@ -284,7 +284,7 @@ class Field {
   static constexpr Repr T = shr(P_MINUS_1, S);
 
   // Raw Montgomery kernels (also used by vectorised/batched code).
-  static constexpr Repr mont_mul(const Repr& a, const Repr& b) {
+  __attribute__((always_inline)) static constexpr Repr mont_mul(const Repr& a, const Repr& b) {
     Repr t{};
 #pragma GCC unroll 8
     for (size_t i = 0; i < N; ++i) {
