@@ -5,5 +5,5 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 bash scripts/setup.sh
 cmake -S . -B build -G Ninja -DCMAKE_CXX_COMPILER="${CXX:-clang++}" -DCMAKE_BUILD_TYPE=Release
-cmake --build build
+cmake --build build --target splitprove_cli  # the tests and benchmarks are built by scripts/test.sh
 ./build/splitprove selftest
