@@ -32,21 +32,17 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 }
 
 void check_verifying_points(const zk::ProvingKey<E>& pk, const std::string& name) {
-  auto g1 = [&](const E::G1Affine& p, const std::string& what) {
+  auto check = [&](const auto& p, const std::string& what) {  // G1 or G2 affine point
     if (!E::in_subgroup(p.to_jacobian()))
       throw Error(fmt::format("{}: {}: point not in the prime-order subgroup", name, what));
   };
-  auto g2 = [&](const E::G2Affine& p, const std::string& what) {
-    if (!E::in_subgroup(p.to_jacobian()))
-      throw Error(fmt::format("{}: {}: point not in the prime-order subgroup", name, what));
-  };
-  g1(pk.alpha1, "section 2 (header): alpha_1");
-  g1(pk.beta1, "section 2 (header): beta_1");
-  g1(pk.delta1, "section 2 (header): delta_1");
-  g2(pk.beta2, "section 2 (header): beta_2");
-  g2(pk.gamma2, "section 2 (header): gamma_2");
-  g2(pk.delta2, "section 2 (header): delta_2");
-  for (size_t i = 0; i < pk.ic.size(); ++i) g1(pk.ic[i], fmt::format("section 3 (IC): point {}", i));
+  check(pk.alpha1, "section 2 (header): alpha_1");
+  check(pk.beta1, "section 2 (header): beta_1");
+  check(pk.delta1, "section 2 (header): delta_1");
+  check(pk.beta2, "section 2 (header): beta_2");
+  check(pk.gamma2, "section 2 (header): gamma_2");
+  check(pk.delta2, "section 2 (header): delta_2");
+  for (size_t i = 0; i < pk.ic.size(); ++i) check(pk.ic[i], fmt::format("section 3 (IC): point {}", i));
 }
 
 struct ProveArgs {
