@@ -816,3 +816,10 @@ TEST(BadFiles, RandomMutationsNeverCrash) {
 
 }  // namespace
 }  // namespace splitprove::io
+
+// Found by fuzz_json: a number literal too large for a double made the JSON library throw
+// out_of_range, which escaped as a non-splitprove exception.
+TEST(IoJson, NumberOverflowIsAnError) {
+  EXPECT_THROW(splitprove::io::proof_from_json<splitprove::zk::Bls12_381>("[1e999]", "proof.json"), splitprove::Error);
+  EXPECT_THROW(splitprove::io::public_from_json<splitprove::zk::Bls12_381>("[\"1\", 7e99999]", "public.json"), splitprove::Error);
+}

@@ -127,6 +127,8 @@ class Reader {
     } catch (const Json::parse_error& e) {
       throw Error(name_ + ": not valid JSON: byte " + std::to_string(e.byte) + ": " +
                   short_reason(e.what()));
+    } catch (const Json::exception& e) {  // e.g. out_of_range: a number literal overflows a double
+      throw Error(name_ + ": not valid JSON: " + short_reason(e.what()));
     }
   }
 
