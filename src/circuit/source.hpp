@@ -1,0 +1,53 @@
+#pragma once
+// PartitionSource: where the pipeline gets a partition's assignment and constraint evaluations.
+//
+// This is the seam between synthesis (src/circuit for native C++ circuits, a circom witness plus a
+// .zkey's coefficient list for circom inputs) and the pipeline's synthesis stage (src/pipeline).
+//
+// Ownership: the pipeline owns every buffer. It sizes them from `shape()` (real vector lengths,
+// DESIGN §1.5), carves them out of the partition's admission reservation, and passes spans to
+// `synthesize`, which only fills them. A source never allocates a partition-sized buffer of its own
+// and never keeps a pointer into the spans after it returns (DESIGN §1.1). Scratch a source needs
+// beyond the spans is reported by `shape().scratch_bytes` so the admission reservation covers it.
+//
+// Conventions are the snarkjs .zkey's (zk/types.hpp, zk/groth16.hpp): z[0] = 1, wires 1..n_public
+// are public; a[i], b[i] are the A and B matrices' rows applied to z for every row i < domain_size
+// (constraint rows, then the public-binding rows n_constraints + j with A = 1 on wire j for
+// j = 0..n_public, then zeros), and c[i] = a[i]·b[i] (on constraint rows of a satisfying
+// assignment this equals the C row applied to z; the public-binding rows have B = C = 0).
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <stop_token>
+#include <string>
+
+namespace splitprove::circuit {
+
+struct Shape {
+  std::size_t n_vars = 0;         // length of z (wire 0 included)
+  std::size_t n_public = 0;       // public wires, not counting wire 0
+  std::size_t n_constraints = 0;  // constraint rows (public-binding rows not counted)
+  std::size_t domain_size = 0;    // length of a, b, c: power of two > n_constraints + n_public
+  std::uint64_t scratch_bytes = 0;  // extra host bytes synthesize() needs while it runs
+};
+
+template <class Fr>
+class PartitionSource {
+ public:
+  virtual ~PartitionSource() = default;
+
+  // Same for every partition of a job (all partitions share one proving key).
+  virtual Shape shape() const = 0;
+
+  // A name for messages ("porep-2^16", "multiplier.r1cs + w3.wtns").
+  virtual std::string describe() const = 0;
+
+  // Fills z (n_vars), a, b, c (domain_size each; the spans arrive zeroed) for `partition`.
+  // Throws splitprove::Error naming the partition and, for an unsatisfied constraint, its index
+  // and namespace. Checks `stop` now and then and returns early (contents unspecified) when set.
+  // May be called from several threads at once for different partitions.
+  virtual void synthesize(std::size_t partition, std::span<Fr> z, std::span<Fr> a,
+                          std::span<Fr> b, std::span<Fr> c, const std::stop_token& stop) const = 0;
+};
+
+}  // namespace splitprove::circuit
