@@ -10,6 +10,7 @@
 #include "util/parallel.hpp"
 #include "util/random.hpp"
 #include "zk/groth16.hpp"
+#include "zk/stages_impl.hpp"
 
 namespace splitprove::zk {
 
@@ -51,47 +52,10 @@ bool verify(const PreparedVerifyingKey<E>& pvk, std::span<const typename E::Fr> 
   return !verify_reason(pvk, pub, proof).has_value();
 }
 
-namespace detail {
-
-// a_i, b_i for the rows of the key's A and B matrices (rows >= n are impossible for a valid key;
-// the reader checks it). Coefficients are summed per row by a pass over the list split into
-// row-disjoint ranges when the list is sorted by row (snarkjs writes it so), serially otherwise.
-template <class E>
-void evaluate_ab(const ProvingKey<E>& pk, std::span<const typename E::Fr> w,
-                 std::span<typename E::Fr> a, std::span<typename E::Fr> b) {
-  const auto& cs = pk.coeffs;
-  bool sorted = true;
-  for (size_t i = 1; i < cs.size() && sorted; ++i) sorted = cs[i - 1].row <= cs[i].row;
-  auto run = [&](size_t lo, size_t hi) {
-    for (size_t k = lo; k < hi; ++k) {
-      const auto& c = cs[k];
-      auto& dst = c.matrix == Matrix::kA ? a[c.row] : b[c.row];
-      dst += c.value * w[c.col];
-    }
-  };
-  if (!sorted || cs.size() < 4096) return run(0, cs.size());
-  // Split points moved forward to a row boundary so no two chunks touch the same row.
-  const size_t chunks = 4 * util::num_threads();
-  std::vector<size_t> cut(chunks + 1, cs.size());
-  cut[0] = 0;
-  for (size_t t = 1; t < chunks; ++t) {
-    size_t k = std::max(cut[t - 1], cs.size() * t / chunks);
-    while (k > 0 && k < cs.size() && cs[k].row == cs[k - 1].row) ++k;
-    cut[t] = k;
-  }
-  util::parallel_for(chunks, [&](size_t t0, size_t t1) {
-    for (size_t t = t0; t < t1; ++t) run(cut[t], cut[t + 1]);
-  }, 1, chunks);
-}
-
-}  // namespace detail
-
 template <class E>
 Proof<E> prove_with(const ProvingKey<E>& pk, std::span<const typename E::Fr> w,
                     const typename E::Fr& r, const typename E::Fr& s, const Progress& progress) {
   using Fr = typename E::Fr;
-  using G1 = typename E::G1;
-  using G2 = typename E::G2;
   auto report = [&](const char* stage, double f) {
     if (progress) progress(stage, f);
   };
@@ -101,42 +65,29 @@ Proof<E> prove_with(const ProvingKey<E>& pk, std::span<const typename E::Fr> w,
   if (!w[0].is_one()) throw Error("prove: witness value 0 must be 1 (the constant wire)");
   const size_t n = pk.domain_size;
 
-  // 1-2. The H scalars. a, b, c are the largest buffers of a proof; they die at the end of this
-  // block, before the MSMs run.
-  std::vector<Fr> p;
+  // The same stages as the pipeline (zk/stages.hpp), in one thread of control. a, b, c are the
+  // largest buffers of a proof; they die at the end of this block, before the z MSMs run.
+  G1Results<E> g1;
   {
     report("evaluate A·w, B·w", 0.0);
-    std::vector<Fr> a(n, Fr::zero()), b(n, Fr::zero()), c(n);
-    detail::evaluate_ab(pk, w, a, b);
-    util::parallel_for(n, [&](size_t lo, size_t hi) {
-      for (size_t i = lo; i < hi; ++i) c[i] = a[i] * b[i];
-    }, 4096);
+    std::vector<Fr> a(n, Fr::zero()), b(n, Fr::zero()), c(n, Fr::zero());
+    evaluate_abc<E>(pk, w, a, b, c);
     report("NTT (H polynomial)", 0.1);
-    poly::Domain<Fr> domain = poly::Domain<Fr>::of_size(n);
-    domain.ab_minus_c_on_odd_coset(a, b, c);
-    p = std::move(a);
+    h_scalars<E>(poly::Domain<Fr>::of_size(n), a, b, c);
+    report("MSM H", 0.25);
+    g1.h = msm_h<E>(pk, a);
   }
-
-  // 3. The multi-scalar multiplications.
-  report("MSM A", 0.25);
-  auto msm_a = msm::msm<G1>(pk.a, w);
-  report("MSM B1", 0.35);
-  auto msm_b1 = msm::msm<G1>(pk.b1, w);
-  report("MSM B2 (G2)", 0.45);
-  auto msm_b2 = msm::msm<G2>(pk.b2, w);
-  report("MSM C", 0.7);
-  auto msm_c = msm::msm<G1>(pk.c, w.subspan(size_t(pk.n_public) + 1));
-  report("MSM H", 0.8);
-  auto msm_h = msm::msm<G1>(pk.h, std::span<const Fr>(p));
+  report("MSM A, B1, C", 0.4);
+  msm_z<E>(pk, w, g1);
+  report("MSM B2 (G2)", 0.7);
+  const auto bases = G2Bases<E>::of(pk);
+  std::vector<Fr> g2_input(bases.size());
+  compact_g2_scalars<E>(bases, w, g2_input);
+  const auto b2 = msm_g2<E>(bases, g2_input);
   report("finalize", 0.95);
-
-  auto pi_a = pk.alpha1.to_jacobian() + msm_a + G1::mul_ct(pk.delta1, r);
-  auto pi_b = pk.beta2.to_jacobian() + msm_b2 + G2::mul_ct(pk.delta2, s);
-  auto b1 = pk.beta1.to_jacobian() + msm_b1 + G1::mul_ct(pk.delta1, s);
-  auto pi_c = msm_c + msm_h + G1::mul_ct(pi_a.to_affine(), s) + G1::mul_ct(b1.to_affine(), r) -
-              G1::mul_ct(pk.delta1, r * s);
+  auto proof = assemble<E>(pk, g1, b2, r, s);
   report("done", 1.0);
-  return Proof<E>{pi_a.to_affine(), pi_b.to_affine(), pi_c.to_affine()};
+  return proof;
 }
 
 template <class E>

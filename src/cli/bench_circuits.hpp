@@ -1,0 +1,118 @@
+#pragma once
+// Benchmark circuits for `splitprove demo` and `splitprove bench pipeline`, built in memory with a
+// development key (INSECURE setup: benchmarks only):
+//   chain  x_{i+1} = x_i^2 + x_i + 7 (full-width witness values), through the circom source
+#include <fmt/format.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "io/r1cs.hpp"
+#include "io/wtns.hpp"
+#include "pipeline/circom_source.hpp"
+#include "pipeline/engine.hpp"
+#include "splitprove/error.hpp"
+#include "zk/setup.hpp"
+
+namespace splitprove::cli {
+
+// "2^16" or "65536" -> 16 (a power of two).
+inline unsigned parse_log2_size(const std::string& s, const char* what) {
+  unsigned long long v = 0;
+  try {
+    if (s.rfind("2^", 0) == 0) {
+      const unsigned long k = std::stoul(s.substr(2));
+      if (k > 40) throw Error("");
+      return unsigned(k);
+    }
+    v = std::stoull(s);
+  } catch (const std::exception&) {
+    throw Error(fmt::format("{}: '{}': expected 2^k or a power of two", what, s));
+  }
+  if (v < 2 || (v & (v - 1))) throw Error(fmt::format("{}: '{}' is not a power of two", what, s));
+  return unsigned(__builtin_ctzll(v));
+}
+
+template <class E>
+struct BenchCircuit {
+  std::string name;
+  std::shared_ptr<const pipeline::Key<E>> key;
+  std::function<std::shared_ptr<const circuit::PartitionSource<typename E::Fr>>(std::uint32_t job)>
+      source;
+  pipeline::JobSpec<E> job(std::uint32_t j) const { return {source(j), key, 0}; }
+};
+
+namespace detail {
+
+template <class E>
+io::R1cs<E> chain_r1cs(std::uint32_t steps) {
+  using Fr = typename E::Fr;
+  io::R1cs<E> cs;
+  cs.source = fmt::format("chain-{}", steps);
+  cs.n_pub_out = 1;
+  cs.n_pub_in = 1;
+  cs.n_prv_in = 1;
+  cs.n_wires = 4 + steps;
+  cs.offsets.push_back(0);
+  auto push = [&](std::initializer_list<io::Term<E>> a, std::initializer_list<io::Term<E>> b,
+                  std::initializer_list<io::Term<E>> c) {
+    for (auto* lc : {&a, &b, &c}) {
+      cs.terms.insert(cs.terms.end(), lc->begin(), lc->end());
+      cs.offsets.push_back(cs.terms.size());
+    }
+    ++cs.n_constraints;
+  };
+  for (std::uint32_t i = 0; i < steps; ++i) {
+    const std::uint32_t xi = 3 + i, xn = 4 + i;
+    push({{xi, Fr::one()}}, {{xi, Fr::one()}, {0, Fr::one()}},
+         {{xn, Fr::one()}, {0, -Fr::from_u64(7)}});
+  }
+  push({{3 + steps, Fr::one()}}, {{0, Fr::one()}}, {{1, Fr::one()}});
+  push({{2, Fr::one()}}, {{0, Fr::one()}}, {{2, Fr::one()}});
+  return cs;
+}
+
+template <class E>
+io::Witness<E> chain_witness(std::uint32_t steps, std::uint64_t x0, std::uint64_t y) {
+  using Fr = typename E::Fr;
+  io::Witness<E> w;
+  w.source = fmt::format("chain witness x0={}", x0);
+  auto& v = w.values;
+  v.resize(4 + steps);
+  v[0] = Fr::one();
+  v[2] = Fr::from_u64(y);
+  v[3] = Fr::from_u64(x0);
+  for (std::uint32_t i = 0; i < steps; ++i) v[4 + i] = v[3 + i].square() + v[3 + i] + Fr::from_u64(7);
+  v[1] = v[3 + steps];
+  return w;
+}
+
+}  // namespace detail
+
+// `partitions`: how many witnesses each job's source holds.
+template <class E>
+BenchCircuit<E> make_bench_circuit(const std::string& kind, unsigned k, std::uint32_t partitions) {
+  if (k < 4 || k > 24) throw Error(fmt::format("--size: 2^{} outside 2^4..2^24", k));
+  if (kind == "chain") {
+    // n_constraints + n_public + 1 rows < 2^k: steps + 2 constraints, 2 public.
+    const std::uint32_t steps = (std::uint32_t(1) << k) - 6;
+    auto r1cs = std::make_shared<const io::R1cs<E>>(detail::chain_r1cs<E>(steps));
+    auto pk = std::make_shared<const zk::ProvingKey<E>>(zk::dev_setup<E>(*r1cs));
+    BenchCircuit<E> bc;
+    bc.name = fmt::format("chain-2^{}", k);
+    bc.key = pipeline::Key<E>::prepare(pk);
+    bc.source = [pk, steps, partitions, name = bc.name](std::uint32_t job) {
+      std::vector<io::Witness<E>> ws;
+      for (std::uint32_t p = 0; p < partitions; ++p)
+        ws.push_back(detail::chain_witness<E>(steps, 1000 * job + p + 2, job));
+      return std::make_shared<const pipeline::CircomSource<E>>(pk, std::move(ws), nullptr,
+                                                               fmt::format("{} job {}", name, job));
+    };
+    return bc;
+  }
+  throw Error(fmt::format("--circuit: '{}': expected porep or chain", kind));
+}
+
+}  // namespace splitprove::cli

@@ -1,0 +1,169 @@
+#pragma once
+// The pipeline engine (DESIGN §1, §3): jobs of N partitions of one PartitionSource and one proving
+// key, flowing through four pools of workers joined by bounded queues:
+//
+//   synthesis (pw) -> [gpu queue] -> GPU stage (gw) -> [G2 backlog] -> G2 (g2w)
+//     -> [finalize backlog] -> finalizers (fw)
+//
+// Admission. A synthesis worker claims the next partition (oldest job first, then partition
+// index) and reserves its whole life cost (PartitionCost::life, from the source's real shape)
+// against the host budget before allocating anything; it waits there, in the budget's FIFO, when
+// the budget is full. Once admitted, a partition never waits for memory again, so stages cannot
+// deadlock on the budget: each one only ever gives memory back.
+//
+// Hand-offs and bounds. A worker keeps its item (and so its reservation) until the next queue has
+// taken it. Every queue is bounded. A GPU worker takes a slot in the G2 backlog *before* it takes a
+// partition, and a G2 worker a slot in the finalize backlog before it takes a pending proof, so a
+// stage never starts work whose output would have nowhere to go (DESIGN §1.4). Queues hand out
+// items oldest job first, then by partition index.
+//
+// Items at most, and so memory at most (mem::pipeline_model with the splitprove policy):
+//   synthesis: pw items of life bytes; gpu queue: gpu_queue items of life bytes; GPU stage: gw
+//   items of life bytes; G2 backlog + G2 workers: g2_queue + g2w items of after_gpu bytes (slots
+//   taken by GPU workers count against the backlog); finalize: final_queue + fw items of result
+//   bytes; all capped by the budget.
+//
+// Failure and cancellation. A partition that fails (the source throws, e.g. for an unsatisfied
+// constraint, or its proof does not verify) fails its job only: the job's other partitions are
+// dropped wherever they are (queues are purged, waits for budget are cancelled, workers drop the
+// item after their current step) and every byte they held goes back to the budget. cancel() does
+// the same with "cancelled". wait() returns once the job has finished and holds nothing.
+//
+// Timeline. With a sampler attached, each stage of each partition marks "start:<stage>:j<job>p<i>"
+// and "end:<stage>:j<job>p<i>", and each job "job_start:<job>" / "job_end:<job>".
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <stop_token>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "circuit/source.hpp"
+#include "mem/budget.hpp"
+#include "mem/buffer.hpp"
+#include "mem/model.hpp"
+#include "mem/sampler.hpp"
+#include "pipeline/prover.hpp"
+
+namespace splitprove::pipeline {
+
+struct EngineConfig {
+  std::uint32_t synthesis_workers = 1;  // pw
+  std::uint32_t gpu_workers = 1;        // gw
+  std::uint32_t g2_workers = 1;
+  std::uint32_t finalizers = 1;
+  std::uint32_t gpu_queue = 1;    // synthesized partitions waiting for a GPU worker
+  std::uint32_t g2_queue = 1;     // pending proofs waiting for a G2 worker
+  std::uint32_t final_queue = 1;  // pending proofs waiting for a finalizer
+  std::uint64_t host_budget = 0;  // bytes; 0: no cap (the books are still kept)
+  mem::BufferOptions buffers;
+
+  // Throws Error when a count is 0.
+  void check() const;
+  // The memory model of this configuration for partitions of `cost` (mem/model.hpp).
+  mem::PipelineConfig model_config(const PartitionCost& cost, std::uint32_t jobs,
+                                   std::uint32_t partitions_per_job,
+                                   std::uint64_t baseline = 0) const;
+};
+
+template <class E>
+struct JobSpec {
+  std::shared_ptr<const circuit::PartitionSource<typename E::Fr>> source;
+  std::shared_ptr<const Key<E>> key;
+  std::size_t partitions = 0;
+};
+
+template <class E>
+struct JobResult {
+  std::uint64_t id = 0;
+  bool ok = false;
+  std::string error;  // why it failed (the first failing partition's message), or "cancelled"
+  std::vector<zk::Proof<E>> proofs;                     // one per partition, in order (when ok)
+  std::vector<std::vector<typename E::Fr>> publics;     // their public inputs
+  double seconds = 0;                                   // submit to done
+};
+
+// Per-stage counters: how many items each stage handled and how long it spent (seconds), and the
+// most items each queue ever held (items + slots taken ahead).
+struct StageStats {
+  std::uint64_t items = 0;
+  double busy_s = 0;
+};
+struct EngineStats {
+  StageStats synthesis, gpu, g2, finalize;
+  std::uint64_t max_gpu_queue = 0, max_g2_queue = 0, max_final_queue = 0;
+  std::uint64_t partitions_done = 0, partitions_failed = 0, jobs_done = 0, jobs_failed = 0;
+};
+
+template <class E>
+class Engine {
+ public:
+  using Fr = typename E::Fr;
+
+  explicit Engine(EngineConfig cfg, std::shared_ptr<GpuStage<E>> gpu = cpu_gpu_stage<E>(),
+                  std::shared_ptr<G2Stage<E>> g2 = cpu_g2_stage<E>());
+  // Cancels every job still running and joins the workers.
+  ~Engine();
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  const EngineConfig& config() const { return cfg_; }
+  mem::MemoryBudget& budget() { return budget_; }
+  // Stage events go to `s` from now on (null: none). The sampler must outlive its use here.
+  void attach_sampler(mem::MemorySampler* s);
+
+  // What one partition of this source would cost (checks the shape against the key).
+  PartitionCost cost_of(const JobSpec<E>& spec) const;
+
+  // Queues a job; returns its id. Throws Error for a source that does not fit the key, 0
+  // partitions, or a partition that could never fit in the budget.
+  std::uint64_t submit(JobSpec<E> spec);
+  // Blocks until the job is done (all proofs verified) or failed/cancelled and holding nothing.
+  // The job is forgotten afterwards. Error for an unknown id.
+  JobResult<E> wait(std::uint64_t id);
+  // Fails the job with "cancelled" (no effect on a finished or unknown job).
+  void cancel(std::uint64_t id);
+
+  EngineStats stats() const;
+
+ private:
+  struct Job;
+  struct Item;
+  using ItemPtr = std::unique_ptr<Item>;
+  class Queue;
+
+  void synthesis_worker();
+  void gpu_worker();
+  void g2_worker();
+  void finalizer();
+  void fail(Job& job, const std::string& message);
+  void item_gone(Job& job, bool finalized);
+  void mark(const char* what, const char* stage, const Item& it);
+  void mark_job(const char* what, std::uint64_t id);
+
+  EngineConfig cfg_;
+  mem::MemoryBudget budget_;
+  std::shared_ptr<GpuStage<E>> gpu_;
+  std::shared_ptr<G2Stage<E>> g2_;
+  std::mutex sampler_mu_;
+  mem::MemorySampler* sampler_ = nullptr;
+
+  mutable std::mutex mu_;  // guards jobs_, next_id_, stats_, shutting_down_ and every Job's state
+  std::condition_variable work_cv_;  // a job with unclaimed partitions appeared / shutdown
+  std::condition_variable done_cv_;  // a job finished
+  std::map<std::uint64_t, std::shared_ptr<Job>> jobs_;  // by id = age
+  std::uint64_t next_id_ = 1;
+  bool shutting_down_ = false;
+  EngineStats stats_;
+
+  std::unique_ptr<Queue> gpu_q_, g2_q_, final_q_;
+  std::vector<std::jthread> threads_;
+};
+
+}  // namespace splitprove::pipeline

@@ -1,0 +1,505 @@
+#pragma once
+// Template bodies of pipeline/engine.hpp; instantiated per curve in pipeline/*_bls12_381.cpp.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <exception>
+
+#include "mem/units.hpp"
+#include "pipeline/engine.hpp"
+#include "pipeline/prover_impl.hpp"
+#include "splitprove/error.hpp"
+
+namespace splitprove::pipeline {
+
+namespace detail {
+// "Unlimited": the books are kept, nothing ever waits (2^50 bytes = 1 PiB).
+inline constexpr std::uint64_t kNoBudget = std::uint64_t(1) << 50;
+
+inline double since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+}  // namespace detail
+
+// ---- state ------------------------------------------------------------------------------------
+
+template <class E>
+struct Engine<E>::Job {
+  std::uint64_t id = 0;
+  JobSpec<E> spec;
+  PartitionCost cost;
+  std::unique_ptr<Prover<E>> prover;
+  std::stop_source stop;  // requested when the job fails or is cancelled
+  std::chrono::steady_clock::time_point t0;
+  // Guarded by Engine::mu_.
+  std::size_t claimed = 0;    // partitions handed to synthesis so far
+  std::size_t live = 0;       // items alive (claimed, not yet destroyed)
+  std::size_t finalized = 0;  // proofs verified and stored
+  bool failed = false, done = false;
+  std::string error;
+  double seconds = 0;
+  std::vector<std::optional<zk::Proof<E>>> proofs;
+  std::vector<std::vector<Fr>> publics;
+};
+
+// One partition in flight. Owned by exactly one worker or queue at a time (a unique_ptr moves
+// through the queues). Its buffers die at their last use inside the stages at the latest when the
+// item dies; the destructor frees whatever is left first and only then tells the job, so that a
+// job is never reported done while one of its bytes is still held.
+template <class E>
+struct Engine<E>::Item {
+  Engine* eng;
+  std::shared_ptr<Job> job;
+  std::size_t index;
+  bool finalized = false;
+  std::optional<Synthesized<E>> synth;
+  std::optional<PendingProof<E>> pending;
+
+  Item(Engine* e, std::shared_ptr<Job> j, std::size_t i) : eng(e), job(std::move(j)), index(i) {}
+  Item(const Item&) = delete;
+  Item& operator=(const Item&) = delete;
+  ~Item() {
+    synth.reset();
+    pending.reset();
+    eng->item_gone(*job, finalized);
+  }
+  // The item's bytes count under the stage that holds it now (scratch stays `scratch`).
+  void retag(mem::Tag t) {
+    if (synth) {
+      for (auto* b : {&synth->z, &synth->a, &synth->b, &synth->c}) b->retag(t);
+      synth->rest.retag(t);
+    }
+    if (pending) {
+      pending->g2_input.retag(t);
+      pending->result.retag(t);
+    }
+  }
+  bool stopped() const { return job->stop.stop_requested(); }
+};
+
+// A bounded queue that hands out the oldest job's lowest partition first. Slots can be taken ahead
+// (acquire_slot) so that a worker never starts work whose output would have nowhere to go; items
+// plus slots never exceed the bound. Entering the queue is the hand-off: the item is retagged to
+// the next stage under the queue's lock.
+template <class E>
+class Engine<E>::Queue {
+ public:
+  Queue(std::size_t bound, mem::Tag stage) : bound_(bound), stage_(stage) {}
+
+  bool acquire_slot() {
+    std::unique_lock lk(mu_);
+    not_full_.wait(lk, [&] { return shut_ || items_.size() + slots_ < bound_; });
+    if (shut_) return false;
+    ++slots_;
+    note_locked();
+    return true;
+  }
+  void release_slot() {
+    std::lock_guard lk(mu_);
+    --slots_;
+    not_full_.notify_one();
+  }
+  // Blocks while full (unless a slot was taken). False on shutdown: the item stays with the caller.
+  bool push(ItemPtr& it, bool slot_taken) {
+    std::unique_lock lk(mu_);
+    if (!slot_taken) not_full_.wait(lk, [&] { return shut_ || items_.size() + slots_ < bound_; });
+    if (slot_taken) --slots_;
+    if (shut_) return false;
+    it->retag(stage_);
+    auto pos = std::find_if(items_.begin(), items_.end(), [&](const ItemPtr& o) {
+      return std::pair(o->job->id, o->index) > std::pair(it->job->id, it->index);
+    });
+    items_.insert(pos, std::move(it));
+    note_locked();
+    not_empty_.notify_one();
+    return true;
+  }
+  // Blocks while empty; nullptr on shutdown.
+  ItemPtr pop() {
+    std::unique_lock lk(mu_);
+    not_empty_.wait(lk, [&] { return shut_ || !items_.empty(); });
+    if (shut_) return nullptr;
+    ItemPtr it = std::move(items_.front());
+    items_.pop_front();
+    not_full_.notify_one();
+    return it;
+  }
+  // Takes out every item of `job`; the caller destroys them (outside this queue's lock).
+  std::vector<ItemPtr> purge(const Job* job) {
+    std::vector<ItemPtr> out;
+    std::lock_guard lk(mu_);
+    for (auto i = items_.begin(); i != items_.end();) {
+      if ((*i)->job.get() == job) {
+        out.push_back(std::move(*i));
+        i = items_.erase(i);
+      } else {
+        ++i;
+      }
+    }
+    if (!out.empty()) not_full_.notify_all();
+    return out;
+  }
+  std::vector<ItemPtr> shutdown() {
+    std::lock_guard lk(mu_);
+    shut_ = true;
+    std::vector<ItemPtr> out;
+    for (auto& i : items_) out.push_back(std::move(i));
+    items_.clear();
+    not_full_.notify_all();
+    not_empty_.notify_all();
+    return out;
+  }
+  std::uint64_t max_seen() const {
+    std::lock_guard lk(mu_);
+    return max_seen_;
+  }
+
+ private:
+  void note_locked() { max_seen_ = std::max<std::uint64_t>(max_seen_, items_.size() + slots_); }
+  const std::size_t bound_;
+  const mem::Tag stage_;
+  mutable std::mutex mu_;
+  std::condition_variable not_full_, not_empty_;
+  std::deque<ItemPtr> items_;
+  std::size_t slots_ = 0;
+  std::uint64_t max_seen_ = 0;
+  bool shut_ = false;
+};
+
+// ---- engine -----------------------------------------------------------------------------------
+
+template <class E>
+Engine<E>::Engine(EngineConfig cfg, std::shared_ptr<GpuStage<E>> gpu,
+                  std::shared_ptr<G2Stage<E>> g2)
+    : cfg_((cfg.check(), cfg)),
+      budget_(cfg.host_budget ? cfg.host_budget : detail::kNoBudget, "host"),
+      gpu_(std::move(gpu)),
+      g2_(std::move(g2)) {
+  if (!gpu_ || !g2_) throw Error("pipeline: the engine needs a GPU stage and a G2 stage");
+  gpu_q_ = std::make_unique<Queue>(cfg_.gpu_queue, mem::Tag::gpu);
+  g2_q_ = std::make_unique<Queue>(cfg_.g2_queue, mem::Tag::g2);
+  final_q_ = std::make_unique<Queue>(cfg_.final_queue, mem::Tag::finalize);
+  auto spawn = [&](std::uint32_t n, void (Engine::*f)()) {
+    for (std::uint32_t i = 0; i < n; ++i) threads_.emplace_back([this, f] { (this->*f)(); });
+  };
+  spawn(cfg_.synthesis_workers, &Engine::synthesis_worker);
+  spawn(cfg_.gpu_workers, &Engine::gpu_worker);
+  spawn(cfg_.g2_workers, &Engine::g2_worker);
+  spawn(cfg_.finalizers, &Engine::finalizer);
+}
+
+template <class E>
+Engine<E>::~Engine() {
+  std::vector<std::shared_ptr<Job>> running;
+  {
+    std::lock_guard lk(mu_);
+    shutting_down_ = true;
+    for (auto& [id, j] : jobs_)
+      if (!j->done) running.push_back(j);
+  }
+  work_cv_.notify_all();
+  for (auto& j : running) fail(*j, "the engine shut down");
+  for (Queue* q : {gpu_q_.get(), g2_q_.get(), final_q_.get()}) q->shutdown();  // items die here
+  threads_.clear();  // joins; each worker drops what it held
+}
+
+template <class E>
+void Engine<E>::attach_sampler(mem::MemorySampler* s) {
+  std::lock_guard lk(sampler_mu_);
+  sampler_ = s;
+}
+
+template <class E>
+void Engine<E>::mark(const char* what, const char* stage, const Item& it) {
+  std::lock_guard lk(sampler_mu_);
+  if (sampler_) sampler_->mark(fmt::format("{}:{}:j{}p{}", what, stage, it.job->id, it.index));
+}
+
+template <class E>
+void Engine<E>::mark_job(const char* what, std::uint64_t id) {
+  std::lock_guard lk(sampler_mu_);
+  if (sampler_) sampler_->mark(fmt::format("{}:{}", what, id));
+}
+
+template <class E>
+PartitionCost Engine<E>::cost_of(const JobSpec<E>& spec) const {
+  if (!spec.source || !spec.key) throw Error("pipeline: a job needs a source and a key");
+  const auto shape = spec.source->shape();
+  check_shape<E>(shape, *spec.key, spec.source->describe());
+  return partition_cost<E>(shape, *spec.key, cfg_.buffers);
+}
+
+template <class E>
+std::uint64_t Engine<E>::submit(JobSpec<E> spec) {
+  auto job = std::make_shared<Job>();
+  job->cost = cost_of(spec);
+  if (spec.partitions == 0) throw Error(fmt::format("{}: a job of 0 partitions", spec.source->describe()));
+  if (job->cost.life() > budget_.capacity())
+    throw Error(fmt::format(
+        "{}: one partition needs {} for its life (z {}, a/b/c {}, G2 input {}, scratch {}), more "
+        "than the whole host budget {}",
+        spec.source->describe(), mem::format_bytes(job->cost.life()),
+        mem::format_bytes(job->cost.z), mem::format_bytes(job->cost.abc),
+        mem::format_bytes(job->cost.g2_input), mem::format_bytes(job->cost.scratch()),
+        mem::format_bytes(budget_.capacity())));
+  job->prover = std::make_unique<Prover<E>>(spec.key, gpu_, g2_, cfg_.buffers);
+  job->proofs.resize(spec.partitions);
+  job->publics.resize(spec.partitions);
+  job->spec = std::move(spec);
+  job->t0 = std::chrono::steady_clock::now();
+  std::uint64_t id;
+  {
+    std::lock_guard lk(mu_);
+    if (shutting_down_) throw Error("pipeline: the engine is shutting down");
+    id = job->id = next_id_++;
+    jobs_.emplace(id, job);
+  }
+  mark_job("job_start", id);
+  work_cv_.notify_all();
+  return id;
+}
+
+template <class E>
+JobResult<E> Engine<E>::wait(std::uint64_t id) {
+  std::unique_lock lk(mu_);
+  auto i = jobs_.find(id);
+  if (i == jobs_.end()) throw Error(fmt::format("pipeline: no job {}", id));
+  std::shared_ptr<Job> job = i->second;
+  done_cv_.wait(lk, [&] { return job->done; });
+  jobs_.erase(id);
+  JobResult<E> r;
+  r.id = id;
+  r.ok = !job->failed;
+  r.error = job->error;
+  r.seconds = job->seconds;
+  if (r.ok) {
+    for (auto& p : job->proofs) r.proofs.push_back(*p);
+    r.publics = std::move(job->publics);
+  }
+  return r;
+}
+
+template <class E>
+void Engine<E>::cancel(std::uint64_t id) {
+  std::shared_ptr<Job> job;
+  {
+    std::lock_guard lk(mu_);
+    auto i = jobs_.find(id);
+    if (i == jobs_.end() || i->second->done) return;
+    job = i->second;
+  }
+  fail(*job, "cancelled");
+}
+
+template <class E>
+EngineStats Engine<E>::stats() const {
+  std::lock_guard lk(mu_);
+  EngineStats s = stats_;
+  s.max_gpu_queue = gpu_q_->max_seen();
+  s.max_g2_queue = g2_q_->max_seen();
+  s.max_final_queue = final_q_->max_seen();
+  return s;
+}
+
+template <class E>
+void Engine<E>::fail(Job& job, const std::string& message) {
+  {
+    std::lock_guard lk(mu_);
+    if (job.done || job.failed) return;
+    job.failed = true;
+    job.error = message;
+  }
+  // Wakes a synthesis worker waiting for budget on this job's behalf, and tells the source.
+  job.stop.request_stop();
+  // Drop the job's queued items now (their memory goes back to the budget as they die).
+  for (Queue* q : {gpu_q_.get(), g2_q_.get(), final_q_.get()}) q->purge(&job).clear();
+  std::lock_guard lk(mu_);
+  if (job.live == 0 && !job.done) {
+    job.done = true;
+    job.seconds = detail::since(job.t0);
+    ++stats_.jobs_failed;
+    done_cv_.notify_all();
+  }
+}
+
+template <class E>
+void Engine<E>::item_gone(Job& job, bool finalized) {
+  bool ended = false;
+  {
+    std::lock_guard lk(mu_);
+    --job.live;
+    if (finalized) {
+      ++job.finalized;
+      ++stats_.partitions_done;
+    } else {
+      ++stats_.partitions_failed;
+    }
+    if (job.done) return;
+    if (!job.failed && job.finalized == job.spec.partitions) {
+      ++stats_.jobs_done;
+      ended = true;
+    } else if (job.failed && job.live == 0) {
+      ++stats_.jobs_failed;
+      ended = true;
+    }
+    if (ended) {
+      job.done = true;
+      job.seconds = detail::since(job.t0);
+      done_cv_.notify_all();
+    }
+  }
+  if (ended) mark_job("job_end", job.id);
+}
+
+// ---- workers ----------------------------------------------------------------------------------
+
+template <class E>
+void Engine<E>::synthesis_worker() {
+  for (;;) {
+    ItemPtr it;
+    {
+      std::unique_lock lk(mu_);
+      std::shared_ptr<Job> job;
+      work_cv_.wait(lk, [&] {
+        if (shutting_down_) return true;
+        for (auto& [id, j] : jobs_)  // oldest job first
+          if (!j->failed && j->claimed < j->spec.partitions) return job = j, true;
+        return false;
+      });
+      if (shutting_down_) return;
+      ++job->live;
+      it = std::make_unique<Item>(this, job, job->claimed++);
+    }
+    Job& job = *it->job;
+    try {
+      // Admission: the partition's whole life before anything is allocated (FIFO under a budget).
+      mem::Reservation adm =
+          budget_.reserve(job.cost.life(), mem::Tag::synthesis, job.stop.get_token());
+      mark("start", "synthesis", *it);
+      const auto t0 = std::chrono::steady_clock::now();
+      it->synth.emplace(job.prover->synthesize(*job.spec.source, it->index, job.cost,
+                                               std::move(adm), job.stop.get_token()));
+      const double dt = detail::since(t0);
+      mark("end", "synthesis", *it);
+      {
+        std::lock_guard lk(mu_);
+        ++stats_.synthesis.items;
+        stats_.synthesis.busy_s += dt;
+      }
+      if (it->stopped()) continue;  // the item dies here, with everything it holds
+      if (!gpu_q_->push(it, false)) return;
+    } catch (const mem::ReserveCancelled&) {
+      // the job failed or was cancelled while this partition waited for memory
+    } catch (const std::exception& e) {
+      fail(job, fmt::format("partition {}: {}", it->index, e.what()));
+    }
+  }
+}
+
+template <class E>
+void Engine<E>::gpu_worker() {
+  for (;;) {
+    if (!g2_q_->acquire_slot()) return;  // never start a partition the G2 backlog cannot take
+    ItemPtr it = gpu_q_->pop();
+    if (!it) {
+      g2_q_->release_slot();
+      return;
+    }
+    if (it->stopped()) {
+      g2_q_->release_slot();
+      continue;
+    }
+    Job& job = *it->job;
+    try {
+      mark("start", "gpu", *it);
+      const auto t0 = std::chrono::steady_clock::now();
+      it->pending.emplace(job.prover->start(std::move(*it->synth), job.cost));
+      it->synth.reset();
+      const double dt = detail::since(t0);
+      mark("end", "gpu", *it);
+      {
+        std::lock_guard lk(mu_);
+        ++stats_.gpu.items;
+        stats_.gpu.busy_s += dt;
+      }
+      if (it->stopped()) {
+        g2_q_->release_slot();
+        continue;
+      }
+      if (!g2_q_->push(it, true)) return;
+    } catch (const std::exception& e) {
+      g2_q_->release_slot();
+      fail(job, fmt::format("partition {}: GPU stage ({}): {}", it->index, gpu_->name(), e.what()));
+    }
+  }
+}
+
+template <class E>
+void Engine<E>::g2_worker() {
+  for (;;) {
+    if (!final_q_->acquire_slot()) return;
+    ItemPtr it = g2_q_->pop();
+    if (!it) {
+      final_q_->release_slot();
+      return;
+    }
+    if (it->stopped()) {
+      final_q_->release_slot();
+      continue;
+    }
+    Job& job = *it->job;
+    try {
+      mark("start", "g2", *it);
+      const auto t0 = std::chrono::steady_clock::now();
+      job.prover->run_g2(*it->pending);
+      const double dt = detail::since(t0);
+      mark("end", "g2", *it);
+      {
+        std::lock_guard lk(mu_);
+        ++stats_.g2.items;
+        stats_.g2.busy_s += dt;
+      }
+      if (it->stopped()) {
+        final_q_->release_slot();
+        continue;
+      }
+      if (!final_q_->push(it, true)) return;
+    } catch (const std::exception& e) {
+      final_q_->release_slot();
+      fail(job, fmt::format("partition {}: G2 stage ({}): {}", it->index, g2_->name(), e.what()));
+    }
+  }
+}
+
+template <class E>
+void Engine<E>::finalizer() {
+  for (;;) {
+    ItemPtr it = final_q_->pop();
+    if (!it) return;
+    if (it->stopped()) continue;
+    Job& job = *it->job;
+    try {
+      mark("start", "finalize", *it);
+      const auto t0 = std::chrono::steady_clock::now();
+      std::vector<Fr> pub = it->pending->publics;
+      auto proof = job.prover->finish(
+          std::move(*it->pending),
+          fmt::format("{}: partition {}", job.spec.source->describe(), it->index));
+      it->pending.reset();
+      const double dt = detail::since(t0);
+      mark("end", "finalize", *it);
+      {
+        std::lock_guard lk(mu_);
+        ++stats_.finalize.items;
+        stats_.finalize.busy_s += dt;
+        job.proofs[it->index] = proof;
+        job.publics[it->index] = std::move(pub);
+      }
+      it->finalized = true;
+    } catch (const std::exception& e) {
+      fail(job, e.what());
+    }
+  }
+}
+
+}  // namespace splitprove::pipeline

@@ -1,0 +1,176 @@
+#pragma once
+// One partition through the four stages, with the split start/finish API (DESIGN §1, §3):
+//
+//   Synthesized  = synthesize(source, index, admission)   z, a, b, c in budgeted buffers
+//   PendingProof = start(Synthesized&&)                    the GPU stage; a, b, c, z are freed
+//                                                          before it returns
+//   run_g2(PendingProof&)                                  the G2 stage over the compact input
+//   Proof        = finish(PendingProof&&)                  (G2 if not run yet,) assemble, verify
+//
+// Memory (who owns what, when it dies):
+//   * The admission reservation pays for the partition's whole life (PartitionCost::life) before
+//     anything is allocated. synthesize() cuts it into shares: one per buffer (Buffer::carve; each
+//     goes back to the budget when its buffer is unmapped), one for the stages' heap scratch (tag
+//     `scratch`, travels with the item), and the rest, which pays for the compact G2 input and the
+//     small results later.
+//   * start() makes the compact G2 input (its own buffer, carved from the rest) and hands z, a, b, c
+//     *by value* to the GPU stage, which frees each as soon as it is dead; when start() returns
+//     they are gone, and so is the scratch share the G2 stage will not need.
+//   * A PendingProof owns only: the compact G2 input, the G2 scratch share, the small results
+//     (G1 sums, public inputs) with their share, and r, s. Never a pointer into z, a, b, c.
+//   * run_g2 frees the compact input and the scratch share; finish() frees the rest.
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <stop_token>
+#include <string>
+#include <vector>
+
+#include "circuit/source.hpp"
+#include "mem/budget.hpp"
+#include "mem/buffer.hpp"
+#include "mem/model.hpp"
+#include "poly/domain.hpp"
+#include "zk/groth16.hpp"
+#include "zk/stages.hpp"
+
+namespace splitprove::pipeline {
+
+// A proving key prepared once for every partition proved with it: the domain (twiddles), the
+// compact B2 bases and the prepared verifying key. Shared (read-only) by all stages and jobs.
+template <class E>
+struct Key {
+  using Fr = typename E::Fr;
+  std::shared_ptr<const zk::ProvingKey<E>> pk;
+  poly::Domain<Fr> domain;
+  zk::G2Bases<E> g2;
+  zk::PreparedVerifyingKey<E> pvk;
+
+  static std::shared_ptr<const Key> prepare(std::shared_ptr<const zk::ProvingKey<E>> pk);
+};
+
+// What one partition costs the host budget, from the source's real shape and the key (DESIGN
+// §1.5: real vector lengths, page-rounded as the buffers are mapped; the stages' heap scratch).
+struct PartitionCost {
+  std::uint64_t z = 0;              // assignment buffer
+  std::uint64_t abc = 0;            // a, b, c buffers together
+  std::uint64_t g2_input = 0;       // compact copy of the B-dense scalars
+  std::uint64_t result = 0;         // G1/G2 sums, public inputs, the proof
+  std::uint64_t synth_scratch = 0;  // what the source's synthesize() allocates
+  std::uint64_t g1_scratch = 0;     // the GPU stage's MSM scratch (CPU backend)
+  std::uint64_t g2_scratch = 0;     // the G2 stage's MSM scratch
+  std::size_t n_dense = 0;          // B-dense wires: the length of the G2 input
+
+  // One scratch share serves the stages one after the other.
+  std::uint64_t scratch() const;
+  // Everything the partition will ever hold; reserved at admission.
+  std::uint64_t life() const;
+  // Held from the end of the GPU stage until the G2 stage ends / until finalize ends.
+  std::uint64_t after_gpu() const { return g2_input + g2_scratch + result; }
+  // The memory model's view (mem/model.hpp): the scratch the GPU stage drops goes with a, b, c,
+  // the G2 scratch with the G2 input, so that life_cost(model_bytes()) == life().
+  mem::PartitionBytes model_bytes() const;
+};
+
+template <class E>
+PartitionCost partition_cost(const circuit::Shape& shape, const Key<E>& key,
+                             const mem::BufferOptions& opts = {});
+
+// Throws Error naming the source when its shape does not fit the key.
+template <class E>
+void check_shape(const circuit::Shape& shape, const Key<E>& key, const std::string& source);
+
+template <class E>
+struct Synthesized {
+  using Fr = typename E::Fr;
+  std::size_t index = 0;
+  mem::Reservation rest;     // the admission share not yet carved (G2 input + results)
+  mem::Reservation scratch;  // the stages' heap scratch (tag scratch)
+  mem::Buffer<Fr> z, a, b, c;
+};
+
+template <class E>
+struct PendingProof {
+  using Fr = typename E::Fr;
+  PendingProof() = default;
+  PendingProof(PendingProof&&) noexcept = default;
+  PendingProof& operator=(PendingProof&&) noexcept = default;
+  ~PendingProof();  // wipes r and s
+
+  std::size_t index = 0;
+  mem::Reservation result;    // pays for the small results below
+  mem::Reservation scratch;   // the G2 stage's scratch share (until run_g2 ends)
+  mem::Buffer<Fr> g2_input;   // compact B-dense scalars (until run_g2 ends)
+  std::vector<Fr> publics;    // z[1..n_public]
+  zk::G1Results<E> g1;
+  std::optional<typename E::G2Jacobian> b2;
+  Fr r, s;  // the randomizers (secret)
+
+  // Bytes this pending proof holds in the books now.
+  std::uint64_t held_bytes() const {
+    return result.bytes() + scratch.bytes() + g2_input.reservation().bytes();
+  }
+};
+
+// The GPU stage seam. The CPU implementation runs zk's g1 stage; a CUDA backend plugs in here.
+template <class E>
+class GpuStage {
+ public:
+  using Fr = typename E::Fr;
+  virtual ~GpuStage() = default;
+  virtual std::string name() const = 0;
+  // Consumes the partition: z, a, b, c are taken by value and are freed (unmapped, budget given
+  // back) by the time this returns, each as soon as it is dead.
+  virtual zk::G1Results<E> run(const Key<E>& key, mem::Buffer<Fr> z, mem::Buffer<Fr> a,
+                               mem::Buffer<Fr> b, mem::Buffer<Fr> c) = 0;
+};
+
+// The G2 stage seam: Σ z_i·B2_i over the compact input (CPU threads now; a GPU later).
+template <class E>
+class G2Stage {
+ public:
+  using Fr = typename E::Fr;
+  virtual ~G2Stage() = default;
+  virtual std::string name() const = 0;
+  virtual typename E::G2Jacobian run(const Key<E>& key, std::span<const Fr> compact) = 0;
+};
+
+template <class E>
+std::shared_ptr<GpuStage<E>> cpu_gpu_stage();
+template <class E>
+std::shared_ptr<G2Stage<E>> cpu_g2_stage();
+
+template <class E>
+class Prover {
+ public:
+  using Fr = typename E::Fr;
+  Prover(std::shared_ptr<const Key<E>> key, std::shared_ptr<GpuStage<E>> gpu,
+         std::shared_ptr<G2Stage<E>> g2, mem::BufferOptions opts = {});
+
+  const Key<E>& key() const { return *key_; }
+  GpuStage<E>& gpu() { return *gpu_; }
+  G2Stage<E>& g2() { return *g2_; }
+
+  // Carves the buffers out of `admission` (which must hold cost.life(), tagged synthesis) and has
+  // the source fill them. `admission` is consumed: what it held is now held by the result.
+  Synthesized<E> synthesize(const circuit::PartitionSource<Fr>& source, std::size_t index,
+                            const PartitionCost& cost, mem::Reservation admission,
+                            const std::stop_token& stop = {}) const;
+
+  // The GPU stage. r and s are drawn here from the OS CSPRNG and kept by the pending proof.
+  PendingProof<E> start(Synthesized<E>&& part, const PartitionCost& cost);
+  // The G2 stage; frees the compact input and its scratch share. Idempotent.
+  void run_g2(PendingProof<E>& p);
+  // Joins the G2 result (running the stage if needed), assembles, verifies (Error if the proof
+  // does not verify, naming `what`), and frees everything the pending proof held.
+  zk::Proof<E> finish(PendingProof<E>&& p, const std::string& what);
+
+ private:
+  std::shared_ptr<const Key<E>> key_;
+  std::shared_ptr<GpuStage<E>> gpu_;
+  std::shared_ptr<G2Stage<E>> g2_;
+  mem::BufferOptions opts_;
+};
+
+}  // namespace splitprove::pipeline

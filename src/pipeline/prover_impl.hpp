@@ -1,0 +1,176 @@
+#pragma once
+// Template bodies of pipeline/prover.hpp; instantiated per curve in pipeline/*_bls12_381.cpp.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "mem/units.hpp"
+#include "pipeline/prover.hpp"
+#include "splitprove/error.hpp"
+#include "util/random.hpp"
+#include "zk/stages.hpp"
+
+namespace splitprove::pipeline {
+
+template <class E>
+std::shared_ptr<const Key<E>> Key<E>::prepare(std::shared_ptr<const zk::ProvingKey<E>> pk) {
+  if (!pk) throw Error("pipeline: no proving key");
+  auto k = std::make_shared<Key<E>>(Key<E>{pk, poly::Domain<Fr>::of_size(pk->domain_size),
+                                           zk::G2Bases<E>::of(*pk),
+                                           zk::prepare<E>(zk::verifying_key(*pk))});
+  return k;
+}
+
+template <class E>
+void check_shape(const circuit::Shape& shape, const Key<E>& key, const std::string& source) {
+  const auto& pk = *key.pk;
+  if (shape.n_vars != pk.n_vars || shape.n_public != pk.n_public ||
+      shape.domain_size != pk.domain_size)
+    throw Error(fmt::format(
+        "{}: the circuit has {} variables ({} public) over a domain of {}, the proving key has {} "
+        "({} public) over {}",
+        source, shape.n_vars, shape.n_public, shape.domain_size, pk.n_vars, pk.n_public,
+        pk.domain_size));
+}
+
+template <class E>
+PartitionCost partition_cost(const circuit::Shape& shape, const Key<E>& key,
+                             const mem::BufferOptions& opts) {
+  using Fr = typename E::Fr;
+  using Buf = mem::Buffer<Fr>;
+  PartitionCost c;
+  c.z = Buf::bytes_for(shape.n_vars, opts);
+  c.abc = 3 * Buf::bytes_for(shape.domain_size, opts);
+  c.n_dense = key.g2.size();
+  c.g2_input = Buf::bytes_for(c.n_dense, opts);
+  // The heap-held results: the G1 sums, the G2 sum, r and s, the public inputs, the proof.
+  c.result = sizeof(PendingProof<E>) + sizeof(zk::Proof<E>) + 2 * shape.n_public * sizeof(Fr);
+  c.synth_scratch = shape.scratch_bytes;
+  c.g1_scratch = zk::g1_stage_scratch_bytes<E>(*key.pk);
+  c.g2_scratch = zk::g2_stage_scratch_bytes<E>(key.g2);
+  return c;
+}
+
+template <class E>
+PendingProof<E>::~PendingProof() {
+  // r and s are secrets: do not leave them in freed memory.
+  volatile unsigned char* p = reinterpret_cast<volatile unsigned char*>(&r);
+  for (std::size_t i = 0; i < sizeof r; ++i) p[i] = 0;
+  p = reinterpret_cast<volatile unsigned char*>(&s);
+  for (std::size_t i = 0; i < sizeof s; ++i) p[i] = 0;
+}
+
+namespace detail {
+
+template <class E>
+class CpuGpuStage final : public GpuStage<E> {
+ public:
+  using Fr = typename E::Fr;
+  std::string name() const override { return "cpu"; }
+  zk::G1Results<E> run(const Key<E>& key, mem::Buffer<Fr> z, mem::Buffer<Fr> a,
+                       mem::Buffer<Fr> b, mem::Buffer<Fr> c) override {
+    zk::G1Results<E> out;
+    zk::h_scalars<E>(key.domain, a.span(), b.span(), c.span());
+    b.reset();  // dead: only p (in a) is read from here on
+    c.reset();
+    out.h = zk::msm_h<E>(*key.pk, a.span());
+    a.reset();
+    zk::msm_z<E>(*key.pk, z.span(), out);
+    z.reset();
+    return out;
+  }
+};
+
+template <class E>
+class CpuG2Stage final : public G2Stage<E> {
+ public:
+  using Fr = typename E::Fr;
+  std::string name() const override { return "cpu"; }
+  typename E::G2Jacobian run(const Key<E>& key, std::span<const Fr> compact) override {
+    return zk::msm_g2<E>(key.g2, compact);
+  }
+};
+
+}  // namespace detail
+
+template <class E>
+std::shared_ptr<GpuStage<E>> cpu_gpu_stage() {
+  return std::make_shared<detail::CpuGpuStage<E>>();
+}
+
+template <class E>
+std::shared_ptr<G2Stage<E>> cpu_g2_stage() {
+  return std::make_shared<detail::CpuG2Stage<E>>();
+}
+
+template <class E>
+Prover<E>::Prover(std::shared_ptr<const Key<E>> key, std::shared_ptr<GpuStage<E>> gpu,
+                  std::shared_ptr<G2Stage<E>> g2, mem::BufferOptions opts)
+    : key_(std::move(key)), gpu_(std::move(gpu)), g2_(std::move(g2)), opts_(opts) {
+  if (!key_ || !gpu_ || !g2_) throw Error("pipeline: a prover needs a key and both stages");
+}
+
+template <class E>
+Synthesized<E> Prover<E>::synthesize(const circuit::PartitionSource<Fr>& source,
+                                     std::size_t index, const PartitionCost& cost,
+                                     mem::Reservation admission,
+                                     const std::stop_token& stop) const {
+  if (admission.bytes() < cost.life())
+    throw mem::BudgetError(fmt::format("partition {}: admission holds {}, its life costs {}", index,
+                                       mem::format_bytes(admission.bytes()),
+                                       mem::format_bytes(cost.life())));
+  const auto shape = source.shape();
+  Synthesized<E> s;
+  s.index = index;
+  s.z = mem::Buffer<Fr>::carve(admission, shape.n_vars, opts_);
+  s.a = mem::Buffer<Fr>::carve(admission, shape.domain_size, opts_);
+  s.b = mem::Buffer<Fr>::carve(admission, shape.domain_size, opts_);
+  s.c = mem::Buffer<Fr>::carve(admission, shape.domain_size, opts_);
+  s.scratch = admission.split(cost.scratch(), mem::Tag::scratch);
+  s.rest = std::move(admission);
+  source.synthesize(index, s.z.span(), s.a.span(), s.b.span(), s.c.span(), stop);
+  if (!stop.stop_requested() && (s.z.size() == 0 || !s.z[0].is_one()))
+    throw Error(fmt::format("{}: partition {}: z[0] is not 1 (the constant wire)",
+                            source.describe(), index));
+  return s;
+}
+
+template <class E>
+PendingProof<E> Prover<E>::start(Synthesized<E>&& part, const PartitionCost& cost) {
+  const auto& pk = *key_->pk;
+  PendingProof<E> p;
+  p.index = part.index;
+  // The compact G2 input first, while z is alive: a copy, owned by the pending proof.
+  p.g2_input = mem::Buffer<Fr>::carve(part.rest, key_->g2.size(), opts_);
+  zk::compact_g2_scalars<E>(key_->g2, part.z.span(), p.g2_input.span());
+  p.publics.assign(part.z.begin() + 1, part.z.begin() + 1 + pk.n_public);
+  p.result = std::move(part.rest);
+  util::OsRng rng;
+  p.r = Fr::random(rng);
+  p.s = Fr::random(rng);
+  // The GPU stage takes z, a, b, c and frees them; they are gone when it returns.
+  p.g1 = gpu_->run(*key_, std::move(part.z), std::move(part.a), std::move(part.b),
+                   std::move(part.c));
+  // Of the scratch share, keep what the G2 stage needs.
+  p.scratch = std::move(part.scratch);
+  if (p.scratch.bytes() > cost.g2_scratch) p.scratch.release(p.scratch.bytes() - cost.g2_scratch);
+  return p;
+}
+
+template <class E>
+void Prover<E>::run_g2(PendingProof<E>& p) {
+  if (p.b2) return;
+  p.b2 = g2_->run(*key_, p.g2_input.span());
+  p.g2_input.reset();
+  p.scratch.reset();
+}
+
+template <class E>
+zk::Proof<E> Prover<E>::finish(PendingProof<E>&& p, const std::string& what) {
+  PendingProof<E> q = std::move(p);  // whatever happens, q dies here and frees what it holds
+  run_g2(q);
+  return zk::assemble_verified<E>(*key_->pk, key_->pvk, q.publics, q.g1, *q.b2, q.r, q.s, what);
+}
+
+}  // namespace splitprove::pipeline

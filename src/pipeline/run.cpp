@@ -1,0 +1,291 @@
+#include "pipeline/run.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "mem/plot.hpp"
+#include "mem/sampler.hpp"
+#include "mem/units.hpp"
+#include "splitprove/error.hpp"
+#include "zk/curves.hpp"
+
+namespace splitprove::pipeline {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Stages padded with a fixed wait that stands for device time (RunOptions::gpu_delay, g2_delay).
+template <class E>
+class DelayedGpu final : public GpuStage<E> {
+ public:
+  DelayedGpu(std::shared_ptr<GpuStage<E>> in, std::chrono::milliseconds d) : in_(std::move(in)), d_(d) {}
+  std::string name() const override { return fmt::format("{}+{}ms", in_->name(), d_.count()); }
+  zk::G1Results<E> run(const Key<E>& key, mem::Buffer<typename E::Fr> z,
+                       mem::Buffer<typename E::Fr> a, mem::Buffer<typename E::Fr> b,
+                       mem::Buffer<typename E::Fr> c) override {
+    std::this_thread::sleep_for(d_);
+    return in_->run(key, std::move(z), std::move(a), std::move(b), std::move(c));
+  }
+
+ private:
+  std::shared_ptr<GpuStage<E>> in_;
+  std::chrono::milliseconds d_;
+};
+
+template <class E>
+class DelayedG2 final : public G2Stage<E> {
+ public:
+  DelayedG2(std::shared_ptr<G2Stage<E>> in, std::chrono::milliseconds d) : in_(std::move(in)), d_(d) {}
+  std::string name() const override { return fmt::format("{}+{}ms", in_->name(), d_.count()); }
+  typename E::G2Jacobian run(const Key<E>& key, std::span<const typename E::Fr> s) override {
+    std::this_thread::sleep_for(d_);
+    return in_->run(key, s);
+  }
+
+ private:
+  std::shared_ptr<G2Stage<E>> in_;
+  std::chrono::milliseconds d_;
+};
+
+std::string xml_escape(const std::string& s) {
+  std::string o;
+  for (char ch : s) {
+    if (ch == '<') o += "&lt;";
+    else if (ch == '>') o += "&gt;";
+    else if (ch == '&') o += "&amp;";
+    else o += ch;
+  }
+  return o;
+}
+
+}  // namespace
+
+template <class E>
+RunReport run_jobs(const RunOptions& o, const std::function<JobSpec<E>(std::uint32_t)>& make_job) {
+  if (o.jobs == 0 || o.partitions == 0) throw Error("pipeline run: jobs and partitions must be >= 1");
+  std::shared_ptr<GpuStage<E>> gpu = cpu_gpu_stage<E>();
+  std::shared_ptr<G2Stage<E>> g2 = cpu_g2_stage<E>();
+  if (o.gpu_delay.count() > 0) gpu = std::make_shared<DelayedGpu<E>>(gpu, o.gpu_delay);
+  if (o.g2_delay.count() > 0) g2 = std::make_shared<DelayedG2<E>>(g2, o.g2_delay);
+
+  std::vector<JobSpec<E>> specs;
+  for (std::uint32_t j = 0; j < o.jobs; ++j) {
+    specs.push_back(make_job(j));
+    specs.back().partitions = o.partitions;
+  }
+
+  RunReport rep;
+  Engine<E> engine(o.engine, gpu, g2);
+  rep.source = specs[0].source->describe();
+  rep.cost = engine.cost_of(specs[0]);
+  mem::MemorySampler sampler(&engine.budget(), mem::SamplerOptions{o.sample_interval, true});
+  engine.attach_sampler(&sampler);
+  const auto model = mem::pipeline_model(o.engine.model_config(rep.cost, o.jobs, o.partitions),
+                                         mem::Policy::splitprove);
+  rep.prediction = mem::predict(model);
+
+  sampler.start();
+  std::this_thread::sleep_for(o.settle);
+  sampler.mark(mem::kWorkStart);
+  const auto t0 = Clock::now();
+  std::vector<std::uint64_t> ids;
+  for (auto& s : specs) ids.push_back(engine.submit(s));
+  std::vector<JobResult<E>> results;
+  for (auto id : ids) results.push_back(engine.wait(id));
+  rep.wall_s = std::chrono::duration<double>(Clock::now() - t0).count();
+  sampler.mark(mem::kWorkEnd);
+  rep.stats = engine.stats();
+  rep.books_peak = engine.budget().books().peak;
+  std::this_thread::sleep_for(o.settle);
+  sampler.stop();
+  engine.attach_sampler(nullptr);
+
+  for (std::size_t j = 0; j < results.size(); ++j) {
+    const auto& r = results[j];
+    if (!r.ok) throw Error(fmt::format("pipeline run: job {} failed: {}", j, r.error));
+    // The engine verified each proof before releasing it; check again here, independently.
+    for (std::size_t i = 0; i < r.proofs.size(); ++i)
+      if (!zk::verify<E>(specs[j].key->pvk, r.publics[i], r.proofs[i]))
+        throw Error(fmt::format("pipeline run: job {} partition {}: proof does not verify", j, i));
+    rep.partitions += r.proofs.size();
+  }
+  rep.s_per_proof = rep.wall_s / o.jobs;
+  rep.partitions_per_s = double(rep.partitions) / rep.wall_s;
+
+  mem::Timeline tl = sampler.timeline();
+  tl.set_meta(std::string(mem::kMetaModelWorkBytes), std::to_string(rep.prediction.work_bytes));
+  if (o.engine.host_budget)
+    tl.set_meta(std::string(mem::kMetaBudgetBytes), std::to_string(o.engine.host_budget));
+  tl.set_meta("title", o.title);
+  tl.set_meta("source", rep.source);
+  tl.set_meta("config", fmt::format("pw={} gw={} g2w={} fw={} jobs={} partitions={} budget={}",
+                                    o.engine.synthesis_workers, o.engine.gpu_workers,
+                                    o.engine.g2_workers, o.engine.finalizers, o.jobs, o.partitions,
+                                    o.engine.host_budget ? mem::format_bytes(o.engine.host_budget)
+                                                         : "none"));
+  rep.verdict = mem::analyze(tl);
+  rep.predicted_peak = rep.verdict.expected_peak.value_or(0);
+
+  if (!o.out_dir.empty()) {
+    std::filesystem::create_directories(o.out_dir);
+    auto path = [&](const char* f) { return (std::filesystem::path(o.out_dir) / f).string(); };
+    mem::save_csv(mem::downsample(tl, 400), path("timeline.csv"));
+    mem::save_jsonl(tl, path("timeline.jsonl"));
+    mem::save_svg(tl, rep.verdict, path("memory.svg"));
+    {
+      std::ofstream f(path("waterfall.svg"));
+      f << render_waterfall(tl, o.title + " - stages per partition");
+    }
+    {
+      std::ofstream f(path("verdict.txt"));
+      f << mem::format_report(rep.verdict);
+    }
+    {
+      nlohmann::json j;
+      j["source"] = rep.source;
+      j["config"] = *tl.meta_value("config");
+      j["partitions"] = rep.partitions;
+      j["wall_s"] = rep.wall_s;
+      j["s_per_proof"] = rep.s_per_proof;
+      j["partitions_per_s"] = rep.partitions_per_s;
+      j["life_cost_bytes"] = rep.cost.life();
+      j["model_work_bytes"] = rep.prediction.work_bytes;
+      j["predicted_peak_bytes"] = rep.predicted_peak;
+      j["peak_rss_bytes"] = rep.verdict.peak;
+      j["baseline_bytes"] = rep.verdict.baseline;
+      j["books_peak_bytes"] = rep.books_peak;
+      j["verdict"] = std::string(mem::verdict_name(rep.verdict.verdict));
+      auto stage = [](const StageStats& s) {
+        return nlohmann::json{{"items", s.items}, {"busy_s", s.busy_s},
+                              {"mean_s", s.items ? s.busy_s / double(s.items) : 0.0}};
+      };
+      j["stages"] = {{"synthesis", stage(rep.stats.synthesis)}, {"gpu", stage(rep.stats.gpu)},
+                     {"g2", stage(rep.stats.g2)}, {"finalize", stage(rep.stats.finalize)}};
+      std::ofstream f(path("summary.json"));
+      f << j.dump(2) << "\n";
+    }
+    for (const char* f : {"memory.svg", "waterfall.svg", "timeline.csv", "timeline.jsonl",
+                          "verdict.txt", "summary.json"})
+      rep.files.push_back(path(f));
+  }
+  return rep;
+}
+
+std::string format_report(const RunOptions& o, const RunReport& r) {
+  using mem::format_bytes;
+  auto mean = [](const StageStats& s) { return s.items ? s.busy_s / double(s.items) : 0.0; };
+  std::string out;
+  out += fmt::format("source:        {}\n", r.source);
+  out += fmt::format("config:        pw={} gw={} g2w={} fw={}, queues {}/{}/{}, {} job(s) x {} "
+                     "partitions, budget {}\n",
+                     o.engine.synthesis_workers, o.engine.gpu_workers, o.engine.g2_workers,
+                     o.engine.finalizers, o.engine.gpu_queue, o.engine.g2_queue,
+                     o.engine.final_queue, o.jobs, o.partitions,
+                     o.engine.host_budget ? format_bytes(o.engine.host_budget) : "none");
+  out += fmt::format("partition:     life {} = z {} + a,b,c {} + G2 input {} ({} B-dense wires) + "
+                     "scratch {} + results {}\n",
+                     format_bytes(r.cost.life()), format_bytes(r.cost.z), format_bytes(r.cost.abc),
+                     format_bytes(r.cost.g2_input), r.cost.n_dense, format_bytes(r.cost.scratch()),
+                     format_bytes(r.cost.result));
+  out += fmt::format("proofs:        {} partitions proved and verified in {:.2f} s\n", r.partitions,
+                     r.wall_s);
+  out += fmt::format("throughput:    {:.2f} s/proof ({} partitions), {:.2f} partitions/s\n",
+                     r.s_per_proof, o.partitions, r.partitions_per_s);
+  out += fmt::format("stages (mean): synthesis {:.3f} s, gpu {:.3f} s, g2 {:.3f} s, finalize "
+                     "{:.3f} s\n",
+                     mean(r.stats.synthesis), mean(r.stats.gpu), mean(r.stats.g2),
+                     mean(r.stats.finalize));
+  out += fmt::format("queues (max):  gpu {}/{}, g2 {}/{}, finalize {}/{}\n", r.stats.max_gpu_queue,
+                     o.engine.gpu_queue, r.stats.max_g2_queue, o.engine.g2_queue,
+                     r.stats.max_final_queue, o.engine.final_queue);
+  out += fmt::format("memory:        peak RSS {} (baseline {}), predicted peak {} (model {} of "
+                     "work), books peak {}\n",
+                     format_bytes(r.verdict.peak), format_bytes(r.verdict.baseline),
+                     format_bytes(r.predicted_peak), format_bytes(r.prediction.work_bytes),
+                     format_bytes(r.books_peak));
+  const double ratio = r.predicted_peak ? double(r.verdict.peak) / double(r.predicted_peak) : 0;
+  out += fmt::format("               measured/predicted peak = {:.3f}\n", ratio);
+  out += fmt::format("verdict:       {} - {}\n", mem::verdict_name(r.verdict.verdict),
+                     r.verdict.reason);
+  for (const auto& f : r.files) out += fmt::format("wrote          {}\n", f);
+  return out;
+}
+
+std::string render_waterfall(const mem::Timeline& tl, const std::string& title) {
+  // Bars from matched start/end events, keyed by (partition, stage).
+  struct Bar {
+    double t0 = -1, t1 = -1;
+  };
+  std::map<std::string, std::map<std::string, Bar>> rows;  // "j1p03" -> stage -> bar
+  double tmin = 1e300, tmax = 0;
+  for (const auto& e : tl.events) {
+    const bool start = e.label.rfind("start:", 0) == 0, end = e.label.rfind("end:", 0) == 0;
+    if (!start && !end) continue;
+    const std::string rest = e.label.substr(start ? 6 : 4);
+    const auto colon = rest.find(':');
+    if (colon == std::string::npos) continue;
+    const std::string stage = rest.substr(0, colon), item = rest.substr(colon + 1);
+    // Sort rows by job then partition number: pad the partition index.
+    const auto p = item.find('p');
+    if (p == std::string::npos) continue;
+    const std::string key = fmt::format("{:>6}{:>6}", item.substr(1, p - 1), item.substr(p + 1));
+    Bar& b = rows[key][stage];
+    (start ? b.t0 : b.t1) = e.t;
+    tmin = std::min(tmin, e.t);
+    tmax = std::max(tmax, e.t);
+  }
+  const int row_h = 10, ml = 90, mr = 20, mt = 40, mb = 40, width = 1000;
+  const int height = mt + mb + int(rows.size()) * row_h + 20;
+  const double span = std::max(tmax - tmin, 1e-6);
+  auto x = [&](double t) { return ml + (t - tmin) / span * (width - ml - mr); };
+  const std::map<std::string, const char*> colors = {
+      {"synthesis", "#4e79a7"}, {"gpu", "#f28e2b"}, {"g2", "#59a14f"}, {"finalize", "#e15759"}};
+  std::string s = fmt::format(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" font-family=\"sans-serif\" "
+      "font-size=\"11\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
+      "<text x=\"{}\" y=\"20\" font-size=\"14\">{}</text>\n",
+      width, height, ml, xml_escape(title));
+  int lx = ml;
+  for (const char* st : {"synthesis", "gpu", "g2", "finalize"}) {
+    s += fmt::format("<rect x=\"{}\" y=\"27\" width=\"10\" height=\"8\" fill=\"{}\"/><text x=\"{}\" "
+                     "y=\"35\">{}</text>\n",
+                     lx, colors.at(st), lx + 14, st);
+    lx += 90;
+  }
+  int y = mt;
+  for (const auto& [key, stages] : rows) {
+    const std::string label =
+        fmt::format("j{} p{}", key.substr(0, 6).substr(key.substr(0, 6).find_first_not_of(' ')),
+                    key.substr(6).substr(key.substr(6).find_first_not_of(' ')));
+    s += fmt::format("<text x=\"4\" y=\"{}\" font-size=\"9\">{}</text>\n", y + row_h - 2, label);
+    for (const auto& [stage, b] : stages) {
+      if (b.t0 < 0 || b.t1 < 0) continue;
+      auto c = colors.find(stage);
+      s += fmt::format("<rect x=\"{:.1f}\" y=\"{}\" width=\"{:.1f}\" height=\"{}\" fill=\"{}\"/>\n",
+                       x(b.t0), y + 1, std::max(0.5, x(b.t1) - x(b.t0)), row_h - 2,
+                       c == colors.end() ? "#999" : c->second);
+    }
+    y += row_h;
+  }
+  // Time axis.
+  s += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"black\"/>\n", ml, y + 4,
+                   width - mr, y + 4);
+  for (int k = 0; k <= 10; ++k) {
+    const double t = tmin + span * k / 10;
+    s += fmt::format("<text x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\">{:.2f}s</text>\n", x(t),
+                     y + 18, t);
+  }
+  s += "</svg>\n";
+  return s;
+}
+
+template RunReport run_jobs<zk::Bls12_381>(
+    const RunOptions&, const std::function<JobSpec<zk::Bls12_381>(std::uint32_t)>&);
+
+}  // namespace splitprove::pipeline

@@ -1,0 +1,64 @@
+#pragma once
+// A measured run of the engine: `jobs` jobs of `partitions` partitions submitted at once, a memory
+// sampler beside them, every proof verified again after the engine released it, and the memory
+// model's prediction for this configuration next to the measured peak. Shared by `splitprove demo`
+// and `splitprove bench pipeline` (the CLI only parses and prints).
+//
+// Files written into `out_dir` (when set): timeline.csv (downsampled), timeline.jsonl (full,
+// with every stage event), verdict.txt, memory.svg, waterfall.svg (one row per partition, one bar
+// per stage) and summary.json.
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "mem/model.hpp"
+#include "mem/timeline.hpp"
+#include "mem/verdict.hpp"
+#include "pipeline/engine.hpp"
+
+namespace splitprove::pipeline {
+
+struct RunOptions {
+  EngineConfig engine;
+  std::uint32_t jobs = 1;
+  std::uint32_t partitions = 10;
+  std::string out_dir;  // empty: nothing written
+  std::string title = "splitprove pipeline";
+  std::chrono::milliseconds sample_interval{20};
+  std::chrono::milliseconds settle{300};  // idle before the work (baseline) and after (drain)
+  // Fixed time added to every GPU / G2 stage, standing for work done off this CPU (a device): the
+  // split demonstration uses it to make one stage the slow one. 0 in normal runs.
+  std::chrono::milliseconds gpu_delay{0};
+  std::chrono::milliseconds g2_delay{0};
+};
+
+struct RunReport {
+  std::string source;
+  std::uint64_t partitions = 0;  // proved and verified
+  double wall_s = 0;             // first submit to last job done
+  double s_per_proof = 0;        // wall / jobs (a proof = one job of `partitions` partitions)
+  double partitions_per_s = 0;
+  EngineStats stats;
+  PartitionCost cost;
+  mem::Prediction prediction;   // the model's work bytes for this configuration
+  std::uint64_t predicted_peak = 0;  // measured baseline + prediction (capped by the budget)
+  mem::Verdict verdict;
+  std::uint64_t books_peak = 0;
+  std::vector<std::string> files;
+};
+
+// make_job(j) gives job j's spec; all jobs must share one shape (the model is for one partition
+// size). Throws Error if any job fails or any proof does not verify.
+template <class E>
+RunReport run_jobs(const RunOptions& opts, const std::function<JobSpec<E>(std::uint32_t)>& make_job);
+
+std::string format_report(const RunOptions& opts, const RunReport& r);
+
+// Waterfall of the stage events ("start:<stage>:j<J>p<P>" / "end:..."): one row per partition,
+// a coloured bar per stage, on the timeline's clock. Hand-written SVG 1.1.
+std::string render_waterfall(const mem::Timeline& tl, const std::string& title);
+
+}  // namespace splitprove::pipeline

@@ -1,0 +1,163 @@
+#pragma once
+// Template bodies of zk/stages.hpp. Included by groth16_impl.hpp (prove_with runs through them) and
+// instantiated per curve in zk/stages_<curve>.cpp.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "msm/msm.hpp"
+#include "poly/domain.hpp"
+#include "splitprove/error.hpp"
+#include "util/parallel.hpp"
+#include "zk/groth16.hpp"
+#include "zk/stages.hpp"
+
+namespace splitprove::zk {
+
+template <class E>
+G2Bases<E> G2Bases<E>::of(const ProvingKey<E>& pk) {
+  G2Bases g;
+  for (std::uint32_t i = 0; i < pk.b2.size(); ++i) {
+    if (pk.b2[i].is_identity()) continue;
+    g.wires.push_back(i);
+    g.bases.push_back(pk.b2[i]);
+  }
+  return g;
+}
+
+template <class E>
+void evaluate_abc(const ProvingKey<E>& pk, std::span<const typename E::Fr> w,
+                  std::span<typename E::Fr> a, std::span<typename E::Fr> b,
+                  std::span<typename E::Fr> c) {
+  const std::size_t n = pk.domain_size;
+  if (w.size() != pk.n_vars || a.size() != n || b.size() != n || c.size() != n)
+    throw Error(fmt::format("evaluate_abc: {} / {} / {} / {} values for a key of {} variables and "
+                            "domain {}",
+                            w.size(), a.size(), b.size(), c.size(), pk.n_vars, n));
+  // a_i, b_i for the rows of the key's A and B matrices (rows >= n are impossible for a valid key;
+  // the reader checks it). Coefficients are summed per row by a pass over the list split into
+  // row-disjoint ranges when the list is sorted by row (snarkjs writes it so), serially otherwise.
+  const auto& cs = pk.coeffs;
+  bool sorted = true;
+  for (std::size_t i = 1; i < cs.size() && sorted; ++i) sorted = cs[i - 1].row <= cs[i].row;
+  auto run = [&](std::size_t lo, std::size_t hi) {
+    for (std::size_t k = lo; k < hi; ++k) {
+      const auto& co = cs[k];
+      auto& dst = co.matrix == Matrix::kA ? a[co.row] : b[co.row];
+      dst += co.value * w[co.col];
+    }
+  };
+  if (!sorted || cs.size() < 4096) {
+    run(0, cs.size());
+  } else {
+    // Split points moved forward to a row boundary so no two chunks touch the same row.
+    const std::size_t chunks = 4 * util::num_threads();
+    std::vector<std::size_t> cut(chunks + 1, cs.size());
+    cut[0] = 0;
+    for (std::size_t t = 1; t < chunks; ++t) {
+      std::size_t k = std::max(cut[t - 1], cs.size() * t / chunks);
+      while (k > 0 && k < cs.size() && cs[k].row == cs[k - 1].row) ++k;
+      cut[t] = k;
+    }
+    util::parallel_for(chunks, [&](std::size_t t0, std::size_t t1) {
+      for (std::size_t t = t0; t < t1; ++t) run(cut[t], cut[t + 1]);
+    }, 1, chunks);
+  }
+  util::parallel_for(n, [&](std::size_t lo, std::size_t hi) {
+    for (std::size_t i = lo; i < hi; ++i) c[i] = a[i] * b[i];
+  }, 4096);
+}
+
+template <class E>
+void h_scalars(const poly::Domain<typename E::Fr>& domain, std::span<typename E::Fr> a,
+               std::span<typename E::Fr> b, std::span<typename E::Fr> c) {
+  domain.ab_minus_c_on_odd_coset(a, b, c);
+}
+
+template <class E>
+typename E::G1Jacobian msm_h(const ProvingKey<E>& pk, std::span<const typename E::Fr> p) {
+  return msm::msm<typename E::G1>(pk.h, p);
+}
+
+template <class E>
+void msm_z(const ProvingKey<E>& pk, std::span<const typename E::Fr> z, G1Results<E>& out) {
+  using G1 = typename E::G1;
+  if (z.size() != pk.n_vars)
+    throw Error(fmt::format("prove: the assignment has {} values, the proving key has {} variables",
+                            z.size(), pk.n_vars));
+  out.a = msm::msm<G1>(pk.a, z);
+  out.b1 = msm::msm<G1>(pk.b1, z);
+  out.l = msm::msm<G1>(pk.c, z.subspan(std::size_t(pk.n_public) + 1));
+}
+
+template <class E>
+G1Results<E> g1_stage(const ProvingKey<E>& pk, const poly::Domain<typename E::Fr>& domain,
+                      std::span<const typename E::Fr> z, std::span<typename E::Fr> a,
+                      std::span<typename E::Fr> b, std::span<typename E::Fr> c) {
+  G1Results<E> out;
+  h_scalars<E>(domain, a, b, c);
+  out.h = msm_h<E>(pk, a);
+  msm_z<E>(pk, z, out);
+  return out;
+}
+
+template <class E>
+void compact_g2_scalars(const G2Bases<E>& bases, std::span<const typename E::Fr> z,
+                        std::span<typename E::Fr> out) {
+  if (out.size() != bases.size())
+    throw Error(fmt::format("compact_g2_scalars: {} slots for {} B-dense wires", out.size(),
+                            bases.size()));
+  for (std::size_t k = 0; k < bases.size(); ++k) {
+    const std::uint32_t w = bases.wires[k];
+    if (w >= z.size())
+      throw Error(fmt::format("compact_g2_scalars: wire {} is past the assignment's {} values", w,
+                              z.size()));
+    out[k] = z[w];
+  }
+}
+
+template <class E>
+typename E::G2Jacobian msm_g2(const G2Bases<E>& bases, std::span<const typename E::Fr> scalars) {
+  return msm::msm<typename E::G2>(bases.bases, scalars);
+}
+
+template <class E>
+Proof<E> assemble(const ProvingKey<E>& pk, const G1Results<E>& g1,
+                  const typename E::G2Jacobian& b2, const typename E::Fr& r,
+                  const typename E::Fr& s) {
+  using G1 = typename E::G1;
+  using G2 = typename E::G2;
+  auto pi_a = pk.alpha1.to_jacobian() + g1.a + G1::mul_ct(pk.delta1, r);
+  auto pi_b = pk.beta2.to_jacobian() + b2 + G2::mul_ct(pk.delta2, s);
+  auto b1 = pk.beta1.to_jacobian() + g1.b1 + G1::mul_ct(pk.delta1, s);
+  auto pi_c = g1.l + g1.h + G1::mul_ct(pi_a.to_affine(), s) + G1::mul_ct(b1.to_affine(), r) -
+              G1::mul_ct(pk.delta1, r * s);
+  return Proof<E>{pi_a.to_affine(), pi_b.to_affine(), pi_c.to_affine()};
+}
+
+template <class E>
+Proof<E> assemble_verified(const ProvingKey<E>& pk, const PreparedVerifyingKey<E>& pvk,
+                           std::span<const typename E::Fr> public_inputs, const G1Results<E>& g1,
+                           const typename E::G2Jacobian& b2, const typename E::Fr& r,
+                           const typename E::Fr& s, const std::string& what) {
+  Proof<E> proof = assemble<E>(pk, g1, b2, r, s);
+  if (auto reason = verify_reason<E>(pvk, public_inputs, proof))
+    throw Error(fmt::format("{}: the proof does not verify ({}); the assignment does not satisfy "
+                            "the circuit",
+                            what, *reason));
+  return proof;
+}
+
+template <class E>
+std::uint64_t g1_stage_scratch_bytes(const ProvingKey<E>& pk) {
+  // The MSMs run one after another, so the largest one bounds the stage.
+  const std::size_t n = std::max<std::size_t>(pk.domain_size, pk.n_vars);
+  return msm::scratch_bytes<typename E::G1>(n);
+}
+
+template <class E>
+std::uint64_t g2_stage_scratch_bytes(const G2Bases<E>& bases) {
+  return msm::scratch_bytes<typename E::G2>(bases.size());
+}
+
+}  // namespace splitprove::zk

@@ -1,0 +1,390 @@
+// The pipeline engine on circom-style inputs (a proving key, one witness per partition, optionally
+// the .r1cs): correct proofs for every partition, the split start/finish API's ownership (a pending
+// proof holds only the compact G2 input and small results), failures and cancellation that fail
+// only their job and give every byte back, a budget of exactly one partition without deadlock, and
+// queue bounds / books that never exceed what the memory model allows.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include "io/json.hpp"
+#include "io/r1cs.hpp"
+#include "io/wtns.hpp"
+#include "io/zkey.hpp"
+#include "mem/model.hpp"
+#include "pipeline/circom_source.hpp"
+#include "pipeline/engine.hpp"
+#include "splitprove/error.hpp"
+#include "test_util.hpp"
+#include "zk/groth16.hpp"
+#include "zk/setup.hpp"
+
+using namespace splitprove;
+using namespace std::chrono_literals;
+using E = zk::Bls12_381;
+using Fr = E::Fr;
+using splitprove::testing::rng;
+
+namespace {
+
+std::string fixture(const std::string& name) {
+  return splitprove::testing::source_dir() + "/tests/fixtures/" + name;
+}
+
+// x_{i+1} = x_i^2 + x_i + 7 for `steps` steps, out = x_steps public, y public with y·1 = y;
+// wires: 0 = 1, 1 = out, 2 = y, 3 = x_0, 4.. = x_i.
+std::shared_ptr<io::R1cs<E>> chain_r1cs(uint32_t steps) {
+  auto cs = std::make_shared<io::R1cs<E>>();
+  cs->source = "chain.r1cs";
+  cs->n_pub_out = 1;
+  cs->n_pub_in = 1;
+  cs->n_prv_in = 1;
+  cs->n_wires = 4 + steps;
+  cs->offsets.push_back(0);
+  auto push = [&](std::vector<io::Term<E>> a, std::vector<io::Term<E>> b,
+                  std::vector<io::Term<E>> c) {
+    for (auto* lc : {&a, &b, &c}) {
+      cs->terms.insert(cs->terms.end(), lc->begin(), lc->end());
+      cs->offsets.push_back(cs->terms.size());
+    }
+    ++cs->n_constraints;
+  };
+  for (uint32_t i = 0; i < steps; ++i) {
+    uint32_t xi = 3 + i, xn = 4 + i;
+    push({{xi, Fr::one()}}, {{xi, Fr::one()}, {0, Fr::one()}},
+         {{xn, Fr::one()}, {0, -Fr::from_u64(7)}});
+  }
+  push({{3 + steps, Fr::one()}}, {{0, Fr::one()}}, {{1, Fr::one()}});
+  push({{2, Fr::one()}}, {{0, Fr::one()}}, {{2, Fr::one()}});
+  return cs;
+}
+
+io::Witness<E> chain_witness(uint32_t steps, uint64_t x0, uint64_t y, const std::string& name) {
+  io::Witness<E> w;
+  w.source = name;
+  auto& v = w.values;
+  v.resize(4 + steps);
+  v[0] = Fr::one();
+  v[2] = Fr::from_u64(y);
+  v[3] = Fr::from_u64(x0);
+  for (uint32_t i = 0; i < steps; ++i) v[4 + i] = v[3 + i].square() + v[3 + i] + Fr::from_u64(7);
+  v[1] = v[3 + steps];
+  return w;
+}
+
+// One chain circuit with its development key, shared by the tests (setup is the slow part).
+struct Chain {
+  static constexpr uint32_t kSteps = 40;
+  std::shared_ptr<io::R1cs<E>> r1cs = chain_r1cs(kSteps);
+  std::shared_ptr<const zk::ProvingKey<E>> pk =
+      std::make_shared<const zk::ProvingKey<E>>(zk::dev_setup<E>(*r1cs));
+  std::shared_ptr<const pipeline::Key<E>> key = pipeline::Key<E>::prepare(pk);
+
+  std::vector<io::Witness<E>> witnesses(std::size_t n, uint64_t seed) const {
+    std::vector<io::Witness<E>> ws;
+    for (std::size_t i = 0; i < n; ++i)
+      ws.push_back(chain_witness(kSteps, seed + 3 * i, seed * 7 + i, "w" + std::to_string(i)));
+    return ws;
+  }
+  std::shared_ptr<pipeline::CircomSource<E>> source(std::vector<io::Witness<E>> ws,
+                                                    bool with_r1cs = true) const {
+    return std::make_shared<pipeline::CircomSource<E>>(pk, std::move(ws),
+                                                       with_r1cs ? r1cs : nullptr, "chain");
+  }
+};
+
+const Chain& chain() {
+  static Chain c;
+  return c;
+}
+
+// Checks every proof of a finished job: it verifies for its own public inputs, and not for the
+// next partition's (the proofs are bound to their statements).
+void expect_valid(const pipeline::JobResult<E>& r, const pipeline::Key<E>& key,
+                  const std::vector<io::Witness<E>>& ws) {
+  ASSERT_TRUE(r.ok) << r.error;
+  ASSERT_EQ(r.proofs.size(), ws.size());
+  for (std::size_t i = 0; i < ws.size(); ++i) {
+    SCOPED_TRACE(i);
+    auto pub = zk::public_inputs<E>(*key.pk, ws[i].values);
+    EXPECT_EQ(r.publics[i], pub);
+    EXPECT_TRUE(zk::verify<E>(key.pvk, pub, r.proofs[i]));
+    if (ws.size() > 1) {
+      auto other = zk::public_inputs<E>(*key.pk, ws[(i + 1) % ws.size()].values);
+      if (other != pub) EXPECT_FALSE(zk::verify<E>(key.pvk, other, r.proofs[i]));
+    }
+  }
+}
+
+// A source that takes its time (and watches the stop token), around another one.
+class SlowSource final : public circuit::PartitionSource<Fr> {
+ public:
+  SlowSource(std::shared_ptr<const circuit::PartitionSource<Fr>> inner, std::chrono::milliseconds d)
+      : inner_(std::move(inner)), delay_(d) {}
+  circuit::Shape shape() const override { return inner_->shape(); }
+  std::string describe() const override { return "slow " + inner_->describe(); }
+  void synthesize(std::size_t p, std::span<Fr> z, std::span<Fr> a, std::span<Fr> b,
+                  std::span<Fr> c, const std::stop_token& stop) const override {
+    started.fetch_add(1);
+    for (auto t = 0ms; t < delay_ && !stop.stop_requested(); t += 5ms) std::this_thread::sleep_for(5ms);
+    if (stop.stop_requested()) return;
+    inner_->synthesize(p, z, a, b, c, stop);
+  }
+  mutable std::atomic<int> started{0};
+
+ private:
+  std::shared_ptr<const circuit::PartitionSource<Fr>> inner_;
+  std::chrono::milliseconds delay_;
+};
+
+// A G2 stage that is slower than it needs to be (stands for a slow device / few cores).
+class SlowG2 final : public pipeline::G2Stage<E> {
+ public:
+  explicit SlowG2(std::chrono::milliseconds d) : delay_(d) {}
+  std::string name() const override { return "slow-cpu"; }
+  E::G2Jacobian run(const pipeline::Key<E>& key, std::span<const Fr> compact) override {
+    std::this_thread::sleep_for(delay_);
+    return inner_->run(key, compact);
+  }
+
+ private:
+  std::chrono::milliseconds delay_;
+  std::shared_ptr<pipeline::G2Stage<E>> inner_ = pipeline::cpu_g2_stage<E>();
+};
+
+}  // namespace
+
+TEST(PipelineProver, SplitStartFinishOwnsOnlyTheCompactInput) {
+  const auto& ch = chain();
+  auto ws = ch.witnesses(1, 5);
+  auto src = ch.source(ws);
+  const auto cost = pipeline::partition_cost<E>(src->shape(), *ch.key);
+  ASSERT_GT(cost.abc, 0u);
+  ASSERT_EQ(cost.n_dense, ch.key->g2.size());
+  ASSERT_LT(cost.n_dense, ch.pk->n_vars);  // the chain's B reads only x_i and wire 0
+
+  mem::MemoryBudget budget(cost.life(), "test");
+  pipeline::Prover<E> prover(ch.key, pipeline::cpu_gpu_stage<E>(), pipeline::cpu_g2_stage<E>());
+  auto part = prover.synthesize(*src, 0, cost, budget.reserve(cost.life(), mem::Tag::synthesis));
+  EXPECT_EQ(budget.books().used, cost.life());
+  auto pending = prover.start(std::move(part), cost);
+  // a, b, c and z are gone; the pending proof holds the compact input, its scratch and the results.
+  EXPECT_EQ(budget.books().used, cost.after_gpu());
+  EXPECT_EQ(pending.held_bytes(), cost.after_gpu());
+  EXPECT_EQ(pending.g2_input.size(), cost.n_dense);
+  EXPECT_EQ(budget.books()[mem::Tag::g2].bytes + budget.books()[mem::Tag::synthesis].bytes,
+            cost.g2_input + cost.result);
+  prover.run_g2(pending);
+  EXPECT_EQ(budget.books().used, cost.result);
+  auto pub = pending.publics;
+  auto proof = prover.finish(std::move(pending), "chain p0");
+  EXPECT_EQ(budget.books().used, 0u);
+  EXPECT_TRUE(zk::verify<E>(ch.key->pvk, pub, proof));
+  // Tampered: another statement, or a moved point, is rejected.
+  auto bad_pub = pub;
+  bad_pub[0] += Fr::one();
+  EXPECT_FALSE(zk::verify<E>(ch.key->pvk, bad_pub, proof));
+  auto bad = proof;
+  bad.a = (bad.a.to_jacobian() + ch.pk->alpha1.to_jacobian()).to_affine();
+  EXPECT_FALSE(zk::verify<E>(ch.key->pvk, pub, bad));
+}
+
+TEST(PipelineProver, FinishRefusesAProofThatDoesNotVerify) {
+  const auto& ch = chain();
+  auto ws = ch.witnesses(1, 9);
+  ws[0].values[5] += Fr::one();  // x_2 wrong: constraint 1 fails
+  auto src = ch.source(ws, /*with_r1cs=*/false);
+  const auto cost = pipeline::partition_cost<E>(src->shape(), *ch.key);
+  mem::MemoryBudget budget(cost.life(), "test");
+  pipeline::Prover<E> prover(ch.key, pipeline::cpu_gpu_stage<E>(), pipeline::cpu_g2_stage<E>());
+  auto pending = prover.start(
+      prover.synthesize(*src, 0, cost, budget.reserve(cost.life(), mem::Tag::synthesis)), cost);
+  try {
+    prover.finish(std::move(pending), "chain p0");
+    FAIL() << "a proof of an unsatisfied witness was released";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("does not verify"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(budget.books().used, 0u);
+}
+
+TEST(PipelineEngine, SnarkjsFixturesThroughTheEngine) {
+  pipeline::EngineConfig cfg;
+  cfg.synthesis_workers = 2;
+  pipeline::Engine<E> engine(cfg);
+  for (const char* c : {"multiplier", "mixed", "chain"}) {
+    SCOPED_TRACE(c);
+    auto pk = std::make_shared<const zk::ProvingKey<E>>(io::read_zkey<E>(fixture(std::string(c) + ".zkey")));
+    auto key = pipeline::Key<E>::prepare(pk);
+    std::vector<io::Witness<E>> ws(3, io::read_wtns<E>(fixture(std::string(c) + ".wtns")));
+    auto r1cs = std::make_shared<const io::R1cs<E>>(io::read_r1cs<E>(fixture(std::string(c) + ".r1cs")));
+    auto src = std::make_shared<pipeline::CircomSource<E>>(pk, ws, r1cs, c);
+    auto id = engine.submit({src, key, ws.size()});
+    auto r = engine.wait(id);
+    expect_valid(r, *key, ws);
+    // snarkjs's verifying key accepts them too.
+    auto pvk = zk::prepare<E>(io::read_vkey_json<E>(fixture(std::string(c) + ".vkey.json")));
+    for (auto& p : r.proofs) EXPECT_TRUE(zk::verify<E>(pvk, r.publics[0], p));
+  }
+  EXPECT_EQ(engine.budget().books().used, 0u);
+}
+
+TEST(PipelineEngine, ManyJobsOfDistinctWitnessesAllVerify) {
+  const auto& ch = chain();
+  pipeline::EngineConfig cfg;
+  cfg.synthesis_workers = 2;
+  cfg.gpu_workers = 2;
+  cfg.g2_workers = 2;
+  pipeline::Engine<E> engine(cfg);
+  std::vector<std::vector<io::Witness<E>>> wss;
+  std::vector<std::uint64_t> ids;
+  for (int j = 0; j < 3; ++j) {
+    wss.push_back(ch.witnesses(4, 100 * j + rng()() % 1000));
+    ids.push_back(engine.submit({ch.source(wss.back()), ch.key, 4}));
+  }
+  for (int j = 0; j < 3; ++j) expect_valid(engine.wait(ids[j]), *ch.key, wss[j]);
+  auto st = engine.stats();
+  EXPECT_EQ(st.partitions_done, 12u);
+  EXPECT_EQ(st.jobs_done, 3u);
+  EXPECT_EQ(st.gpu.items, 12u);
+  EXPECT_EQ(engine.budget().books().used, 0u);
+}
+
+TEST(PipelineEngine, UnsatisfiedWitnessFailsOnlyItsJobAndNamesTheConstraint) {
+  const auto& ch = chain();
+  pipeline::EngineConfig cfg;
+  cfg.synthesis_workers = 2;
+  pipeline::Engine<E> engine(cfg);
+  auto bad = ch.witnesses(5, 11);
+  bad[3].values[4 + 17] += Fr::one();  // x_18 wrong: constraint 17 (x_17·(x_17 + 1) = x_18 - 7)
+  auto good = ch.witnesses(3, 12);
+  auto id_bad = engine.submit({ch.source(bad), ch.key, bad.size()});
+  auto id_good = engine.submit({ch.source(good), ch.key, good.size()});
+  auto rb = engine.wait(id_bad);
+  EXPECT_FALSE(rb.ok);
+  EXPECT_NE(rb.error.find("partition 3"), std::string::npos) << rb.error;
+  EXPECT_NE(rb.error.find("constraint 17 "), std::string::npos) << rb.error;
+  EXPECT_TRUE(rb.proofs.empty());
+  expect_valid(engine.wait(id_good), *ch.key, good);
+  EXPECT_EQ(engine.budget().books().used, 0u);
+  EXPECT_EQ(engine.stats().jobs_failed, 1u);
+}
+
+TEST(PipelineEngine, WithoutTheR1csABadWitnessFailsAtVerification) {
+  const auto& ch = chain();
+  pipeline::Engine<E> engine(pipeline::EngineConfig{});
+  auto bad = ch.witnesses(2, 21);
+  bad[1].values[7] += Fr::one();
+  auto r = engine.wait(engine.submit({ch.source(bad, false), ch.key, bad.size()}));
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.error.find("partition 1"), std::string::npos) << r.error;
+  EXPECT_NE(r.error.find("does not verify"), std::string::npos) << r.error;
+  EXPECT_EQ(engine.budget().books().used, 0u);
+}
+
+TEST(PipelineEngine, CancellationFreesEverythingAndOthersGoOn) {
+  const auto& ch = chain();
+  pipeline::EngineConfig cfg;
+  cfg.synthesis_workers = 2;
+  pipeline::Engine<E> engine(cfg);
+  auto ws = ch.witnesses(30, 31);
+  auto slow = std::make_shared<SlowSource>(ch.source(ws), 40ms);
+  auto id = engine.submit({slow, ch.key, ws.size()});
+  while (slow->started.load() < 3) std::this_thread::sleep_for(2ms);
+  EXPECT_GT(engine.budget().books().used, 0u);
+  engine.cancel(id);
+  auto r = engine.wait(id);
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.error, "cancelled");
+  EXPECT_LT(slow->started.load(), 30);
+  auto books = engine.budget().books();
+  EXPECT_EQ(books.used, 0u);
+  EXPECT_EQ(books.waiting, 0u);
+  // The engine still works.
+  auto ws2 = ch.witnesses(2, 32);
+  expect_valid(engine.wait(engine.submit({ch.source(ws2), ch.key, 2})), *ch.key, ws2);
+  EXPECT_THROW(engine.wait(id), Error);  // forgotten after wait
+}
+
+TEST(PipelineEngine, BudgetOfOnePartitionNeverDeadlocks) {
+  const auto& ch = chain();
+  auto probe = ch.source(ch.witnesses(1, 1));
+  const auto cost = pipeline::partition_cost<E>(probe->shape(), *ch.key);
+  pipeline::EngineConfig cfg;
+  cfg.synthesis_workers = 3;
+  cfg.gpu_workers = 2;
+  cfg.g2_workers = 2;
+  cfg.finalizers = 2;
+  cfg.host_budget = cost.life();
+  pipeline::Engine<E> engine(cfg);
+  std::vector<std::vector<io::Witness<E>>> wss;
+  std::vector<std::uint64_t> ids;
+  for (int j = 0; j < 3; ++j) {
+    wss.push_back(ch.witnesses(3, 40 + 10 * j));
+    ids.push_back(engine.submit({ch.source(wss.back()), ch.key, 3}));
+  }
+  for (int j = 0; j < 3; ++j) expect_valid(engine.wait(ids[j]), *ch.key, wss[j]);
+  auto books = engine.budget().books();
+  EXPECT_EQ(books.used, 0u);
+  EXPECT_LE(books.peak, cost.life());
+  // A partition larger than the budget is refused at submission, with the sizes.
+  pipeline::EngineConfig tiny = cfg;
+  tiny.host_budget = cost.life() - 1;
+  pipeline::Engine<E> small(tiny);
+  try {
+    small.submit({probe, ch.key, 1});
+    FAIL() << "a job that can never fit was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("more than the whole host budget"), std::string::npos);
+  }
+}
+
+TEST(PipelineEngine, QueueBoundsAndBooksStayWithinTheModel) {
+  const auto& ch = chain();
+  pipeline::EngineConfig cfg;
+  cfg.synthesis_workers = 3;
+  cfg.gpu_workers = 2;
+  cfg.g2_workers = 1;
+  cfg.finalizers = 1;
+  cfg.gpu_queue = 1;
+  cfg.g2_queue = 1;
+  cfg.final_queue = 1;
+  // G2 much slower than the rest: the backlog in front of it fills and must stay bounded.
+  pipeline::Engine<E> engine(cfg, pipeline::cpu_gpu_stage<E>(), std::make_shared<SlowG2>(60ms));
+  auto ws = ch.witnesses(8, 50);
+  auto src = ch.source(ws);
+  const auto cost = engine.cost_of({src, ch.key, ws.size()});
+  expect_valid(engine.wait(engine.submit({src, ch.key, ws.size()})), *ch.key, ws);
+  auto st = engine.stats();
+  EXPECT_LE(st.max_gpu_queue, cfg.gpu_queue);
+  EXPECT_LE(st.max_g2_queue, cfg.g2_queue);
+  EXPECT_LE(st.max_final_queue, cfg.final_queue);
+  EXPECT_EQ(st.max_g2_queue, cfg.g2_queue);  // it did fill (G2 is the slow stage)
+  // The books' peak never exceeds the model's bound for this configuration.
+  auto model = mem::pipeline_model(cfg.model_config(cost, 1, ws.size()), mem::Policy::splitprove);
+  auto pred = mem::predict(model);
+  EXPECT_LE(engine.budget().books().peak, pred.work_bytes);
+  // ...and it is well below "every partition holds its whole output" (the held policy).
+  EXPECT_LT(pred.work_bytes, ws.size() * cost.life());
+  EXPECT_EQ(engine.budget().books().used, 0u);
+}
+
+TEST(PipelineEngine, RejectsBadJobs) {
+  const auto& ch = chain();
+  pipeline::Engine<E> engine(pipeline::EngineConfig{});
+  EXPECT_THROW(engine.submit({ch.source(ch.witnesses(1, 1)), ch.key, 0}), Error);
+  // A source whose shape does not fit the key.
+  auto other = std::make_shared<const zk::ProvingKey<E>>(io::read_zkey<E>(fixture("multiplier.zkey")));
+  auto w = io::read_wtns<E>(fixture("multiplier.wtns"));
+  auto src = std::make_shared<pipeline::CircomSource<E>>(other, std::vector<io::Witness<E>>{w});
+  EXPECT_THROW(engine.submit({src, ch.key, 1}), Error);
+  // A witness of the wrong length is refused by the source, naming it.
+  auto ws = ch.witnesses(1, 1);
+  ws[0].values.pop_back();
+  EXPECT_THROW(ch.source(ws), Error);
+  pipeline::EngineConfig zero;
+  zero.g2_workers = 0;
+  EXPECT_THROW(pipeline::Engine<E>{zero}, Error);
+}
