@@ -10,9 +10,11 @@
 
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 
 #include "cli/command.hpp"
 #include "cli/progress.hpp"
+#include "cli/prove_batch.hpp"
 #include "io/curve_id.hpp"
 #include "io/json.hpp"
 #include "io/r1cs.hpp"
@@ -126,14 +128,49 @@ void run_check(const std::string& r1cs_path, const std::string& wtns_path) {
 }
 
 Register reg([](CLI::App& app) {
-  auto* prove = app.add_subcommand("prove", "Prove: <circuit.zkey> <witness.wtns> <proof.json> <public.json>");
+  auto* prove = app.add_subcommand(
+      "prove", "Prove: <circuit.zkey> <witness.wtns> <proof.json> <public.json>, or a batch through "
+               "the pipeline: --out-dir DIR <circuit.zkey> <w1.wtns> <w2.wtns> ...");
   auto pa = std::make_shared<ProveArgs>();
-  prove->add_option("zkey", pa->zkey, "snarkjs Groth16 proving key")->required()->check(CLI::ExistingFile);
-  prove->add_option("witness", pa->wtns, "witness (.wtns)")->required()->check(CLI::ExistingFile);
-  prove->add_option("proof", pa->proof, "output proof.json")->required();
-  prove->add_option("public", pa->pub, "output public.json")->required();
+  auto ba = std::make_shared<ProveBatchArgs>();
+  auto files = std::make_shared<std::vector<std::string>>();
+  prove->add_option("files", *files,
+                    "<circuit.zkey> <witness.wtns> <proof.json> <public.json>; with --out-dir: "
+                    "<circuit.zkey> and one or more witnesses")
+      ->required();
+  prove->add_option("--out-dir", ba->out_dir,
+                    "batch: prove every witness as one job of the pipeline engine; writes "
+                    "DIR/proof_<i>.json and DIR/public_<i>.json");
+  prove->add_option("--r1cs", ba->r1cs, "batch: check each witness against the circuit first")
+      ->check(CLI::ExistingFile);
+  prove->add_option("--synth-workers", ba->synthesis_workers, "batch: synthesis workers")
+      ->capture_default_str();
+  prove->add_option("--budget", ba->budget, "batch: host memory budget (e.g. 8GiB)");
   prove->add_flag("-q,--quiet", pa->quiet, "no summary line on stderr");
-  prove->callback([pa] { run_prove(*pa); });
+  prove->callback([pa, ba, files] {
+    auto must_exist = [](const std::string& f) {
+      if (!std::filesystem::is_regular_file(f)) throw Error(fmt::format("prove: {}: no such file", f));
+    };
+    if (!ba->out_dir.empty()) {
+      if (files->size() < 2) throw Error("prove --out-dir: give the .zkey and at least one witness");
+      for (const auto& f : *files) must_exist(f);
+      ba->zkey = files->front();
+      ba->witnesses.assign(files->begin() + 1, files->end());
+      ba->quiet = pa->quiet;
+      return run_prove_batch(*ba);
+    }
+    if (files->size() != 4)
+      throw Error(fmt::format("prove: expected <circuit.zkey> <witness.wtns> <proof.json> "
+                              "<public.json> ({} given); for several witnesses use --out-dir",
+                              files->size()));
+    must_exist((*files)[0]);
+    must_exist((*files)[1]);
+    pa->zkey = (*files)[0];
+    pa->wtns = (*files)[1];
+    pa->proof = (*files)[2];
+    pa->pub = (*files)[3];
+    run_prove(*pa);
+  });
 
   auto* verify = app.add_subcommand("verify", "Verify: <verification_key.json> <public.json> <proof.json>");
   auto va = std::make_shared<std::array<std::string, 3>>();
