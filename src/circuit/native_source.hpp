@@ -1,0 +1,75 @@
+#pragma once
+// NativeSource: a PartitionSource (circuit/source.hpp) for a circuit written in C++. One recorded
+// ConstraintSystem (shared, immutable) plus a witness generator that runs the same circuit
+// function in synthesis mode for a partition; synthesize() fills z through a Synthesizer over the
+// engine's z span, then a, b, c by the recorded matrices (ConstraintSystem::evaluate).
+//
+// Thread safety: the constraint system is only read, and the generator must be a pure function
+// of the partition (it is called from several threads at once).
+#include <fmt/format.h>
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "circuit/constraint_system.hpp"
+#include "circuit/source.hpp"
+
+namespace splitprove::circuit {
+
+template <class Fr>
+class NativeSource final : public PartitionSource<Fr> {
+ public:
+  using Generator = std::function<void(Synthesizer<Fr>& cs, size_t partition)>;
+  struct Options {
+    // Also compute C·z and name the first unsatisfied constraint (about a third more SpMV work).
+    bool check = true;
+    // Host bytes the generator needs while it runs (reported in shape().scratch_bytes).
+    uint64_t scratch_bytes = 0;
+  };
+
+  NativeSource(std::shared_ptr<const ConstraintSystem<Fr>> cs, Generator gen, Options opt)
+      : cs_(std::move(cs)), gen_(std::move(gen)), opt_(opt) {
+    if (!cs_) throw Error("NativeSource: no constraint system");
+    if (!gen_) throw Error(fmt::format("NativeSource {}: no witness generator", cs_->name));
+  }
+
+  Shape shape() const override {
+    Shape s = cs_->shape();
+    s.scratch_bytes = opt_.scratch_bytes;
+    return s;
+  }
+  std::string describe() const override { return cs_->name; }
+  const ConstraintSystem<Fr>& constraint_system() const { return *cs_; }
+  bool checks() const { return opt_.check; }
+
+  void synthesize(size_t partition, std::span<Fr> z, std::span<Fr> a, std::span<Fr> b,
+                  std::span<Fr> c, const std::stop_token& stop) const override {
+    const std::string where = fmt::format("{} partition {}", cs_->name, partition);
+    const Shape s = cs_->shape();
+    if (z.size() != s.n_vars || a.size() != s.domain_size || b.size() != s.domain_size ||
+        c.size() != s.domain_size)
+      throw Error(fmt::format("{}: buffers of {}, {}, {}, {} values for a shape of {} variables and "
+                              "a domain of {}", where, z.size(), a.size(), b.size(), c.size(),
+                              s.n_vars, s.domain_size));
+    if (stop.stop_requested()) return;
+    try {
+      Synthesizer<Fr> syn(z, cs_->n_public);
+      gen_(syn, partition);
+      syn.finish();
+    } catch (const Error& e) {
+      throw Error(fmt::format("{}: {}", where, e.what()));
+    }
+    if (stop.stop_requested()) return;
+    cs_->evaluate(z, a, b, c, stop);
+    if (opt_.check && !stop.stop_requested()) cs_->check(z, c, where);
+  }
+
+ private:
+  std::shared_ptr<const ConstraintSystem<Fr>> cs_;
+  Generator gen_;
+  Options opt_;
+};
+
+}  // namespace splitprove::circuit
