@@ -1,6 +1,8 @@
 #pragma once
 // Benchmark circuits for `splitprove demo` and `splitprove bench pipeline`, built in memory with a
 // development key (INSECURE setup: benchmarks only):
+//   porep  the PoRep-shaped circuit (circuit/porep.hpp; mostly 0/1 witness values), recorded once,
+//          synthesized per partition by circuit::NativeSource; job j uses data seed j + 1
 //   chain  x_{i+1} = x_i^2 + x_i + 7 (full-width witness values), through the circom source
 #include <fmt/format.h>
 
@@ -9,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "circuit/porep.hpp"
+#include "circuit/r1cs.hpp"
 #include "io/r1cs.hpp"
 #include "io/wtns.hpp"
 #include "pipeline/circom_source.hpp"
@@ -95,6 +99,23 @@ io::Witness<E> chain_witness(std::uint32_t steps, std::uint64_t x0, std::uint64_
 template <class E>
 BenchCircuit<E> make_bench_circuit(const std::string& kind, unsigned k, std::uint32_t partitions) {
   if (k < 4 || k > 24) throw Error(fmt::format("--size: 2^{} outside 2^4..2^24", k));
+  if (kind == "porep") {
+    if (k < 10) throw Error(fmt::format("--size: the porep circuit needs at least 2^10 (got 2^{})", k));
+    using Fr = typename E::Fr;
+    const circuit::PorepParams params = circuit::porep_for_log2(k, 1);
+    auto rec = circuit::record_porep<Fr>(params);
+    auto cs = std::make_shared<const circuit::ConstraintSystem<Fr>>(std::move(rec.cs));
+    auto pk = std::make_shared<const zk::ProvingKey<E>>(zk::dev_setup<E>(circuit::to_r1cs<E>(*cs)));
+    BenchCircuit<E> bc;
+    bc.name = params.name;
+    bc.key = pipeline::Key<E>::prepare(pk);
+    bc.source = [params, cs](std::uint32_t job) {
+      circuit::PorepParams p = params;
+      p.seed = job + 1;
+      return circuit::porep_source<Fr>(p, cs, /*check=*/true);
+    };
+    return bc;
+  }
   if (kind == "chain") {
     // n_constraints + n_public + 1 rows < 2^k: steps + 2 constraints, 2 public.
     const std::uint32_t steps = (std::uint32_t(1) << k) - 6;
