@@ -62,6 +62,8 @@ void add_engine_options(CLI::App* c, BenchArgs& a) {
   c->add_option("--gpu-queue", e.gpu_queue, "bound of the GPU queue")->capture_default_str();
   c->add_option("--g2-queue", e.g2_queue, "bound of the G2 backlog")->capture_default_str();
   c->add_option("--final-queue", e.final_queue, "bound of the finalize backlog")->capture_default_str();
+  c->add_flag("!--no-split", e.split_g2,
+              "run the G2 stage inside the GPU worker, after the GPU stage (comparison: no split)");
   c->add_option("--budget", a.budget, "host memory budget (e.g. 8GiB; default: none)");
   c->add_option("--jobs,-j", a.run.jobs, "jobs submitted at once")->capture_default_str();
   c->add_option("--partitions", a.run.partitions, "partitions per job")->capture_default_str();

@@ -62,6 +62,9 @@ struct EngineConfig {
   std::uint32_t g2_queue = 1;     // pending proofs waiting for a G2 worker
   std::uint32_t final_queue = 1;  // pending proofs waiting for a finalizer
   std::uint64_t host_budget = 0;  // bytes; 0: no cap (the books are still kept)
+  // true: the G2 stage runs on its own workers beside the GPU stage (the split). false: the GPU
+  // worker runs the G2 stage itself right after the GPU stage (for comparison: stage times add).
+  bool split_g2 = true;
   mem::BufferOptions buffers;
 
   // Throws Error when a count is 0.

@@ -415,6 +415,7 @@ void Engine<E>::gpu_worker() {
       const auto t0 = std::chrono::steady_clock::now();
       it->pending.emplace(job.prover->start(std::move(*it->synth), job.cost));
       it->synth.reset();
+      if (!cfg_.split_g2) job.prover->run_g2(*it->pending);  // unsplit: G2 in this worker's time
       const double dt = detail::since(t0);
       mark("end", "gpu", *it);
       {

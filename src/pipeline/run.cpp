@@ -101,7 +101,8 @@ RunReport run_jobs(const RunOptions& o, const std::function<JobSpec<E>(std::uint
   rep.wall_s = std::chrono::duration<double>(Clock::now() - t0).count();
   sampler.mark(mem::kWorkEnd);
   rep.stats = engine.stats();
-  rep.books_peak = engine.budget().books().peak;
+  rep.books = engine.budget().books();
+  rep.books_peak = rep.books.peak;
   std::this_thread::sleep_for(o.settle);
   sampler.stop();
   engine.attach_sampler(nullptr);
@@ -124,9 +125,10 @@ RunReport run_jobs(const RunOptions& o, const std::function<JobSpec<E>(std::uint
     tl.set_meta(std::string(mem::kMetaBudgetBytes), std::to_string(o.engine.host_budget));
   tl.set_meta("title", o.title);
   tl.set_meta("source", rep.source);
-  tl.set_meta("config", fmt::format("pw={} gw={} g2w={} fw={} jobs={} partitions={} budget={}",
+  tl.set_meta("config", fmt::format("pw={} gw={} g2w={} fw={} jobs={} partitions={} split={} budget={}",
                                     o.engine.synthesis_workers, o.engine.gpu_workers,
                                     o.engine.g2_workers, o.engine.finalizers, o.jobs, o.partitions,
+                                    o.engine.split_g2 ? "yes" : "no",
                                     o.engine.host_budget ? mem::format_bytes(o.engine.host_budget)
                                                          : "none"));
   rep.verdict = mem::analyze(tl);
@@ -160,6 +162,8 @@ RunReport run_jobs(const RunOptions& o, const std::function<JobSpec<E>(std::uint
       j["peak_rss_bytes"] = rep.verdict.peak;
       j["baseline_bytes"] = rep.verdict.baseline;
       j["books_peak_bytes"] = rep.books_peak;
+      for (auto t : mem::kAllTags)
+        j["books_peak_by_tag"][std::string(mem::tag_name(t))] = rep.books[t].peak;
       j["verdict"] = std::string(mem::verdict_name(rep.verdict.verdict));
       auto stage = [](const StageStats& s) {
         return nlohmann::json{{"items", s.items}, {"busy_s", s.busy_s},
@@ -182,10 +186,10 @@ std::string format_report(const RunOptions& o, const RunReport& r) {
   auto mean = [](const StageStats& s) { return s.items ? s.busy_s / double(s.items) : 0.0; };
   std::string out;
   out += fmt::format("source:        {}\n", r.source);
-  out += fmt::format("config:        pw={} gw={} g2w={} fw={}, queues {}/{}/{}, {} job(s) x {} "
+  out += fmt::format("config:        pw={} gw={} g2w={} fw={}{}, queues {}/{}/{}, {} job(s) x {} "
                      "partitions, budget {}\n",
                      o.engine.synthesis_workers, o.engine.gpu_workers, o.engine.g2_workers,
-                     o.engine.finalizers, o.engine.gpu_queue, o.engine.g2_queue,
+                     o.engine.finalizers, o.engine.split_g2 ? "" : " (no split: G2 in the GPU worker)", o.engine.gpu_queue, o.engine.g2_queue,
                      o.engine.final_queue, o.jobs, o.partitions,
                      o.engine.host_budget ? format_bytes(o.engine.host_budget) : "none");
   out += fmt::format("partition:     life {} = z {} + a,b,c {} + G2 input {} ({} B-dense wires) + "
@@ -209,6 +213,11 @@ std::string format_report(const RunOptions& o, const RunReport& r) {
                      format_bytes(r.verdict.peak), format_bytes(r.verdict.baseline),
                      format_bytes(r.predicted_peak), format_bytes(r.prediction.work_bytes),
                      format_bytes(r.books_peak));
+  out += fmt::format("books by stage (peak): synthesis {}, gpu {}, g2 {}, finalize {}, scratch {}\n",
+                     format_bytes(r.books[mem::Tag::synthesis].peak),
+                     format_bytes(r.books[mem::Tag::gpu].peak), format_bytes(r.books[mem::Tag::g2].peak),
+                     format_bytes(r.books[mem::Tag::finalize].peak),
+                     format_bytes(r.books[mem::Tag::scratch].peak));
   const double ratio = r.predicted_peak ? double(r.verdict.peak) / double(r.predicted_peak) : 0;
   out += fmt::format("               measured/predicted peak = {:.3f}\n", ratio);
   out += fmt::format("verdict:       {} - {}\n", mem::verdict_name(r.verdict.verdict),

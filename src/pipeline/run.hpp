@@ -47,6 +47,7 @@ struct RunReport {
   std::uint64_t predicted_peak = 0;  // measured baseline + prediction (capped by the budget)
   mem::Verdict verdict;
   std::uint64_t books_peak = 0;
+  mem::BudgetBooks books;  // at the end of the run: per-stage peaks (tags[t].peak)
   std::vector<std::string> files;
 };
 
