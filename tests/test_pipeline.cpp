@@ -125,10 +125,11 @@ class SlowSource final : public circuit::PartitionSource<Fr> {
       : inner_(std::move(inner)), delay_(d) {}
   circuit::Shape shape() const override { return inner_->shape(); }
   std::string describe() const override { return "slow " + inner_->describe(); }
-  void synthesize(std::size_t p, std::span<Fr> z, std::span<Fr> a, std::span<Fr> b,
-                  std::span<Fr> c, const std::stop_token& stop) const override {
+  void synthesize(std::size_t p, std::span<Fr> z, std::span<Fr> a, std::span<Fr> b, std::span<Fr> c,
+                  const std::stop_token& stop) const override {
     started.fetch_add(1);
-    for (auto t = 0ms; t < delay_ && !stop.stop_requested(); t += 5ms) std::this_thread::sleep_for(5ms);
+    for (auto t = 0ms; t < delay_ && !stop.stop_requested(); t += 5ms)
+      std::this_thread::sleep_for(5ms);
     if (stop.stop_requested()) return;
     inner_->synthesize(p, z, a, b, c, stop);
   }
@@ -216,10 +217,12 @@ TEST(PipelineEngine, SnarkjsFixturesThroughTheEngine) {
   pipeline::Engine<E> engine(cfg);
   for (const char* c : {"multiplier", "mixed", "chain"}) {
     SCOPED_TRACE(c);
-    auto pk = std::make_shared<const zk::ProvingKey<E>>(io::read_zkey<E>(fixture(std::string(c) + ".zkey")));
+    auto pk = std::make_shared<const zk::ProvingKey<E>>(
+        io::read_zkey<E>(fixture(std::string(c) + ".zkey")));
     auto key = pipeline::Key<E>::prepare(pk);
     std::vector<io::Witness<E>> ws(3, io::read_wtns<E>(fixture(std::string(c) + ".wtns")));
-    auto r1cs = std::make_shared<const io::R1cs<E>>(io::read_r1cs<E>(fixture(std::string(c) + ".r1cs")));
+    auto r1cs =
+        std::make_shared<const io::R1cs<E>>(io::read_r1cs<E>(fixture(std::string(c) + ".r1cs")));
     auto src = std::make_shared<pipeline::CircomSource<E>>(pk, ws, r1cs, c);
     auto id = engine.submit({src, key, ws.size()});
     auto r = engine.wait(id);
@@ -376,7 +379,8 @@ TEST(PipelineEngine, RejectsBadJobs) {
   pipeline::Engine<E> engine(pipeline::EngineConfig{});
   EXPECT_THROW(engine.submit({ch.source(ch.witnesses(1, 1)), ch.key, 0}), Error);
   // A source whose shape does not fit the key.
-  auto other = std::make_shared<const zk::ProvingKey<E>>(io::read_zkey<E>(fixture("multiplier.zkey")));
+  auto other =
+      std::make_shared<const zk::ProvingKey<E>>(io::read_zkey<E>(fixture("multiplier.zkey")));
   auto w = io::read_wtns<E>(fixture("multiplier.wtns"));
   auto src = std::make_shared<pipeline::CircomSource<E>>(other, std::vector<io::Witness<E>>{w});
   EXPECT_THROW(engine.submit({src, ch.key, 1}), Error);

@@ -88,7 +88,8 @@ io::Witness<E> chain_witness(std::uint32_t steps, std::uint64_t x0, std::uint64_
   v[0] = Fr::one();
   v[2] = Fr::from_u64(y);
   v[3] = Fr::from_u64(x0);
-  for (std::uint32_t i = 0; i < steps; ++i) v[4 + i] = v[3 + i].square() + v[3 + i] + Fr::from_u64(7);
+  for (std::uint32_t i = 0; i < steps; ++i)
+    v[4 + i] = v[3 + i].square() + v[3 + i] + Fr::from_u64(7);
   v[1] = v[3 + steps];
   return w;
 }
@@ -100,7 +101,8 @@ template <class E>
 BenchCircuit<E> make_bench_circuit(const std::string& kind, unsigned k, std::uint32_t partitions) {
   if (k < 4 || k > 24) throw Error(fmt::format("--size: 2^{} outside 2^4..2^24", k));
   if (kind == "porep") {
-    if (k < 10) throw Error(fmt::format("--size: the porep circuit needs at least 2^10 (got 2^{})", k));
+    if (k < 10)
+      throw Error(fmt::format("--size: the porep circuit needs at least 2^10 (got 2^{})", k));
     using Fr = typename E::Fr;
     const circuit::PorepParams params = circuit::porep_for_log2(k, 1);
     auto rec = circuit::record_porep<Fr>(params);

@@ -2,7 +2,8 @@
 //   splitprove demo                     the main job: jobs of 10 partitions of a benchmark circuit
 //                                       through the engine, every proof verified, memory measured
 //   splitprove bench pipeline --size 2^k --partitions 10 --jobs j --synth-workers pw
-//                             --gpu-workers gw --g2-workers n --finalizers n --budget 8GiB --out DIR
+//                             --gpu-workers gw --g2-workers n --finalizers n --budget 8GiB --out
+//                             DIR
 // Thin: options in, pipeline::run_jobs, the report out.
 #include <fmt/format.h>
 
@@ -11,8 +12,8 @@
 #include <memory>
 #include <string>
 
-#include "cli/command.hpp"
 #include "cli/bench_circuits.hpp"
+#include "cli/command.hpp"
 #include "mem/units.hpp"
 #include "pipeline/run.hpp"
 #include "splitprove/error.hpp"
@@ -42,7 +43,8 @@ void run_bench(BenchArgs& a, bool demo) {
   std::fprintf(stderr, "%s: building the %s circuit at 2^%u and its development key...\n",
                demo ? "demo" : "bench", a.circuit.c_str(), k);
   auto bc = make_bench_circuit<E>(a.circuit, k, a.run.partitions);
-  std::fprintf(stderr, "%s: %s ready in %.1f s (%u variables, %zu B-dense); proving %u job(s) of "
+  std::fprintf(stderr,
+               "%s: %s ready in %.1f s (%u variables, %zu B-dense); proving %u job(s) of "
                "%u partitions...\n",
                demo ? "demo" : "bench", bc.name.c_str(), seconds_since(t0), bc.key->pk->n_vars,
                bc.key->g2.size(), a.run.jobs, a.run.partitions);
@@ -55,13 +57,15 @@ void run_bench(BenchArgs& a, bool demo) {
 
 void add_engine_options(CLI::App* c, BenchArgs& a) {
   auto& e = a.run.engine;
-  c->add_option("--synth-workers,--pw", e.synthesis_workers, "synthesis workers")->capture_default_str();
+  c->add_option("--synth-workers,--pw", e.synthesis_workers, "synthesis workers")
+      ->capture_default_str();
   c->add_option("--gpu-workers,--gw", e.gpu_workers, "GPU-stage workers")->capture_default_str();
   c->add_option("--g2-workers", e.g2_workers, "G2-stage workers")->capture_default_str();
   c->add_option("--finalizers", e.finalizers, "finalizers")->capture_default_str();
   c->add_option("--gpu-queue", e.gpu_queue, "bound of the GPU queue")->capture_default_str();
   c->add_option("--g2-queue", e.g2_queue, "bound of the G2 backlog")->capture_default_str();
-  c->add_option("--final-queue", e.final_queue, "bound of the finalize backlog")->capture_default_str();
+  c->add_option("--final-queue", e.final_queue, "bound of the finalize backlog")
+      ->capture_default_str();
   c->add_flag("!--no-split", e.split_g2,
               "run the G2 stage inside the GPU worker, after the GPU stage (comparison: no split)");
   c->add_option("--budget", a.budget, "host memory budget (e.g. 8GiB; default: none)");
@@ -78,8 +82,9 @@ void add_engine_options(CLI::App* c, BenchArgs& a) {
 Register reg([](CLI::App& app) {
   auto demo_args = std::make_shared<BenchArgs>();
   auto* demo = app.add_subcommand(
-      "demo", "The main job: a PoRep-shaped circuit, jobs of 10 partitions through the pipeline "
-              "engine, every proof verified, peak memory against the model's prediction");
+      "demo",
+      "The main job: a PoRep-shaped circuit, jobs of 10 partitions through the pipeline "
+      "engine, every proof verified, peak memory against the model's prediction");
   demo_args->size = "2^12";
   demo_args->run.jobs = 2;
   demo_args->run.engine.synthesis_workers = 2;
@@ -92,8 +97,9 @@ Register reg([](CLI::App& app) {
   bench->require_subcommand(1);
   auto bench_args = std::make_shared<BenchArgs>();
   auto* pipe = bench->add_subcommand(
-      "pipeline", "Jobs of partitions through the engine: throughput, stage times, peak RSS, "
-                  "predicted peak, verdict, timeline and SVGs");
+      "pipeline",
+      "Jobs of partitions through the engine: throughput, stage times, peak RSS, "
+      "predicted peak, verdict, timeline and SVGs");
   pipe->add_option("--size", bench_args->size, "circuit size 2^k")->capture_default_str();
   add_engine_options(pipe, *bench_args);
   pipe->callback([bench_args] { run_bench(*bench_args, false); });

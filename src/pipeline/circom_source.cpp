@@ -14,10 +14,13 @@ template <class E>
 CircomSource<E>::CircomSource(std::shared_ptr<const zk::ProvingKey<E>> pk,
                               std::vector<io::Witness<E>> witnesses,
                               std::shared_ptr<const io::R1cs<E>> r1cs, std::string name)
-    : pk_(std::move(pk)), witnesses_(std::move(witnesses)), r1cs_(std::move(r1cs)),
+    : pk_(std::move(pk)),
+      witnesses_(std::move(witnesses)),
+      r1cs_(std::move(r1cs)),
       name_(std::move(name)) {
   if (!pk_) throw Error(fmt::format("{}: no proving key", name_));
-  for (const auto& w : witnesses_) io::check_witness_length<E>(w, pk_->n_vars, name_, "proving key");
+  for (const auto& w : witnesses_)
+    io::check_witness_length<E>(w, pk_->n_vars, name_, "proving key");
   if (r1cs_ && (r1cs_->n_wires != pk_->n_vars || r1cs_->n_public() != pk_->n_public))
     throw Error(fmt::format("{}: {} has {} wires ({} public), the proving key {} ({} public)",
                             name_, r1cs_->source, r1cs_->n_wires, r1cs_->n_public(), pk_->n_vars,
@@ -49,10 +52,10 @@ void CircomSource<E>::synthesize(std::size_t partition, std::span<Fr> z, std::sp
   if (stop.stop_requested()) return;
   if (r1cs_) {
     if (auto bad = io::first_unsatisfied<E>(*r1cs_, w.values))
-      throw Error(fmt::format("{}: partition {}: {} does not satisfy {}: constraint {} of {} fails "
-                              "(A·w)(B·w) = C·w",
-                              name_, partition, w.source, r1cs_->source, *bad,
-                              r1cs_->n_constraints));
+      throw Error(
+          fmt::format("{}: partition {}: {} does not satisfy {}: constraint {} of {} fails "
+                      "(A·w)(B·w) = C·w",
+                      name_, partition, w.source, r1cs_->source, *bad, r1cs_->n_constraints));
     if (stop.stop_requested()) return;
   }
   zk::evaluate_abc<E>(*pk_, z, a, b, c);

@@ -11,9 +11,7 @@ std::uint64_t PartitionCost::scratch() const {
   return std::max({synth_scratch, g1_scratch, g2_scratch});
 }
 
-std::uint64_t PartitionCost::life() const {
-  return z + abc + g2_input + result + scratch();
-}
+std::uint64_t PartitionCost::life() const { return z + abc + g2_input + result + scratch(); }
 
 mem::PartitionBytes PartitionCost::model_bytes() const {
   mem::PartitionBytes b;
@@ -31,10 +29,9 @@ void EngineConfig::check() const {
     throw Error("pipeline: every queue needs a bound of at least 1");
 }
 
-mem::PipelineConfig EngineConfig::model_config(const PartitionCost& cost,
-                                                      std::uint32_t jobs,
-                                                      std::uint32_t partitions_per_job,
-                                                      std::uint64_t baseline) const {
+mem::PipelineConfig EngineConfig::model_config(const PartitionCost& cost, std::uint32_t jobs,
+                                               std::uint32_t partitions_per_job,
+                                               std::uint64_t baseline) const {
   mem::PipelineConfig c;
   c.partition = cost.model_bytes();
   c.synthesis_workers = synthesis_workers;

@@ -87,9 +87,9 @@ struct JobResult {
   std::uint64_t id = 0;
   bool ok = false;
   std::string error;  // why it failed (the first failing partition's message), or "cancelled"
-  std::vector<zk::Proof<E>> proofs;                     // one per partition, in order (when ok)
-  std::vector<std::vector<typename E::Fr>> publics;     // their public inputs
-  double seconds = 0;                                   // submit to done
+  std::vector<zk::Proof<E>> proofs;                  // one per partition, in order (when ok)
+  std::vector<std::vector<typename E::Fr>> publics;  // their public inputs
+  double seconds = 0;                                // submit to done
 };
 
 // Per-stage counters: how many items each stage handled and how long it spent (seconds), and the

@@ -233,7 +233,8 @@ template <class E>
 std::uint64_t Engine<E>::submit(JobSpec<E> spec) {
   auto job = std::make_shared<Job>();
   job->cost = cost_of(spec);
-  if (spec.partitions == 0) throw Error(fmt::format("{}: a job of 0 partitions", spec.source->describe()));
+  if (spec.partitions == 0)
+    throw Error(fmt::format("{}: a job of 0 partitions", spec.source->describe()));
   if (job->cost.life() > budget_.capacity())
     throw Error(fmt::format(
         "{}: one partition needs {} for its life (z {}, a/b/c {}, G2 input {}, scratch {}), more "

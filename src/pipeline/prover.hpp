@@ -13,7 +13,8 @@
 //     goes back to the budget when its buffer is unmapped), one for the stages' heap scratch (tag
 //     `scratch`, travels with the item), and the rest, which pays for the compact G2 input and the
 //     small results later.
-//   * start() makes the compact G2 input (its own buffer, carved from the rest) and hands z, a, b, c
+//   * start() makes the compact G2 input (its own buffer, carved from the rest) and hands z, a, b,
+//   c
 //     *by value* to the GPU stage, which frees each as soon as it is dead; when start() returns
 //     they are gone, and so is the scratch share the G2 stage will not need.
 //   * A PendingProof owns only: the compact G2 input, the G2 scratch share, the small results
@@ -99,10 +100,10 @@ struct PendingProof {
   ~PendingProof();  // wipes r and s
 
   std::size_t index = 0;
-  mem::Reservation result;    // pays for the small results below
-  mem::Reservation scratch;   // the G2 stage's scratch share (until run_g2 ends)
-  mem::Buffer<Fr> g2_input;   // compact B-dense scalars (until run_g2 ends)
-  std::vector<Fr> publics;    // z[1..n_public]
+  mem::Reservation result;   // pays for the small results below
+  mem::Reservation scratch;  // the G2 stage's scratch share (until run_g2 ends)
+  mem::Buffer<Fr> g2_input;  // compact B-dense scalars (until run_g2 ends)
+  std::vector<Fr> publics;   // z[1..n_public]
   zk::G1Results<E> g1;
   std::optional<typename E::G2Jacobian> b2;
   Fr r, s;  // the randomizers (secret)

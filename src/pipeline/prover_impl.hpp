@@ -68,8 +68,8 @@ class CpuGpuStage final : public GpuStage<E> {
  public:
   using Fr = typename E::Fr;
   std::string name() const override { return "cpu"; }
-  zk::G1Results<E> run(const Key<E>& key, mem::Buffer<Fr> z, mem::Buffer<Fr> a,
-                       mem::Buffer<Fr> b, mem::Buffer<Fr> c) override {
+  zk::G1Results<E> run(const Key<E>& key, mem::Buffer<Fr> z, mem::Buffer<Fr> a, mem::Buffer<Fr> b,
+                       mem::Buffer<Fr> c) override {
     zk::G1Results<E> out;
     zk::h_scalars<E>(key.domain, a.span(), b.span(), c.span());
     b.reset();  // dead: only p (in a) is read from here on
@@ -112,9 +112,8 @@ Prover<E>::Prover(std::shared_ptr<const Key<E>> key, std::shared_ptr<GpuStage<E>
 }
 
 template <class E>
-Synthesized<E> Prover<E>::synthesize(const circuit::PartitionSource<Fr>& source,
-                                     std::size_t index, const PartitionCost& cost,
-                                     mem::Reservation admission,
+Synthesized<E> Prover<E>::synthesize(const circuit::PartitionSource<Fr>& source, std::size_t index,
+                                     const PartitionCost& cost, mem::Reservation admission,
                                      const std::stop_token& stop) const {
   if (admission.bytes() < cost.life())
     throw mem::BudgetError(fmt::format("partition {}: admission holds {}, its life costs {}", index,
@@ -150,8 +149,8 @@ PendingProof<E> Prover<E>::start(Synthesized<E>&& part, const PartitionCost& cos
   p.r = Fr::random(rng);
   p.s = Fr::random(rng);
   // The GPU stage takes z, a, b, c and frees them; they are gone when it returns.
-  p.g1 = gpu_->run(*key_, std::move(part.z), std::move(part.a), std::move(part.b),
-                   std::move(part.c));
+  p.g1 =
+      gpu_->run(*key_, std::move(part.z), std::move(part.a), std::move(part.b), std::move(part.c));
   // Of the scratch share, keep what the G2 stage needs.
   p.scratch = std::move(part.scratch);
   if (p.scratch.bytes() > cost.g2_scratch) p.scratch.release(p.scratch.bytes() - cost.g2_scratch);

@@ -24,7 +24,8 @@ using Clock = std::chrono::steady_clock;
 template <class E>
 class DelayedGpu final : public GpuStage<E> {
  public:
-  DelayedGpu(std::shared_ptr<GpuStage<E>> in, std::chrono::milliseconds d) : in_(std::move(in)), d_(d) {}
+  DelayedGpu(std::shared_ptr<GpuStage<E>> in, std::chrono::milliseconds d)
+      : in_(std::move(in)), d_(d) {}
   std::string name() const override { return fmt::format("{}+{}ms", in_->name(), d_.count()); }
   zk::G1Results<E> run(const Key<E>& key, mem::Buffer<typename E::Fr> z,
                        mem::Buffer<typename E::Fr> a, mem::Buffer<typename E::Fr> b,
@@ -41,7 +42,8 @@ class DelayedGpu final : public GpuStage<E> {
 template <class E>
 class DelayedG2 final : public G2Stage<E> {
  public:
-  DelayedG2(std::shared_ptr<G2Stage<E>> in, std::chrono::milliseconds d) : in_(std::move(in)), d_(d) {}
+  DelayedG2(std::shared_ptr<G2Stage<E>> in, std::chrono::milliseconds d)
+      : in_(std::move(in)), d_(d) {}
   std::string name() const override { return fmt::format("{}+{}ms", in_->name(), d_.count()); }
   typename E::G2Jacobian run(const Key<E>& key, std::span<const typename E::Fr> s) override {
     std::this_thread::sleep_for(d_);
@@ -56,10 +58,14 @@ class DelayedG2 final : public G2Stage<E> {
 std::string xml_escape(const std::string& s) {
   std::string o;
   for (char ch : s) {
-    if (ch == '<') o += "&lt;";
-    else if (ch == '>') o += "&gt;";
-    else if (ch == '&') o += "&amp;";
-    else o += ch;
+    if (ch == '<')
+      o += "&lt;";
+    else if (ch == '>')
+      o += "&gt;";
+    else if (ch == '&')
+      o += "&amp;";
+    else
+      o += ch;
   }
   return o;
 }
@@ -68,7 +74,8 @@ std::string xml_escape(const std::string& s) {
 
 template <class E>
 RunReport run_jobs(const RunOptions& o, const std::function<JobSpec<E>(std::uint32_t)>& make_job) {
-  if (o.jobs == 0 || o.partitions == 0) throw Error("pipeline run: jobs and partitions must be >= 1");
+  if (o.jobs == 0 || o.partitions == 0)
+    throw Error("pipeline run: jobs and partitions must be >= 1");
   std::shared_ptr<GpuStage<E>> gpu = cpu_gpu_stage<E>();
   std::shared_ptr<G2Stage<E>> g2 = cpu_g2_stage<E>();
   if (o.gpu_delay.count() > 0) gpu = std::make_shared<DelayedGpu<E>>(gpu, o.gpu_delay);
@@ -125,12 +132,12 @@ RunReport run_jobs(const RunOptions& o, const std::function<JobSpec<E>(std::uint
     tl.set_meta(std::string(mem::kMetaBudgetBytes), std::to_string(o.engine.host_budget));
   tl.set_meta("title", o.title);
   tl.set_meta("source", rep.source);
-  tl.set_meta("config", fmt::format("pw={} gw={} g2w={} fw={} jobs={} partitions={} split={} budget={}",
-                                    o.engine.synthesis_workers, o.engine.gpu_workers,
-                                    o.engine.g2_workers, o.engine.finalizers, o.jobs, o.partitions,
-                                    o.engine.split_g2 ? "yes" : "no",
-                                    o.engine.host_budget ? mem::format_bytes(o.engine.host_budget)
-                                                         : "none"));
+  tl.set_meta(
+      "config",
+      fmt::format("pw={} gw={} g2w={} fw={} jobs={} partitions={} split={} budget={}",
+                  o.engine.synthesis_workers, o.engine.gpu_workers, o.engine.g2_workers,
+                  o.engine.finalizers, o.jobs, o.partitions, o.engine.split_g2 ? "yes" : "no",
+                  o.engine.host_budget ? mem::format_bytes(o.engine.host_budget) : "none"));
   rep.verdict = mem::analyze(tl);
   rep.predicted_peak = rep.verdict.expected_peak.value_or(0);
 
@@ -166,11 +173,14 @@ RunReport run_jobs(const RunOptions& o, const std::function<JobSpec<E>(std::uint
         j["books_peak_by_tag"][std::string(mem::tag_name(t))] = rep.books[t].peak;
       j["verdict"] = std::string(mem::verdict_name(rep.verdict.verdict));
       auto stage = [](const StageStats& s) {
-        return nlohmann::json{{"items", s.items}, {"busy_s", s.busy_s},
+        return nlohmann::json{{"items", s.items},
+                              {"busy_s", s.busy_s},
                               {"mean_s", s.items ? s.busy_s / double(s.items) : 0.0}};
       };
-      j["stages"] = {{"synthesis", stage(rep.stats.synthesis)}, {"gpu", stage(rep.stats.gpu)},
-                     {"g2", stage(rep.stats.g2)}, {"finalize", stage(rep.stats.finalize)}};
+      j["stages"] = {{"synthesis", stage(rep.stats.synthesis)},
+                     {"gpu", stage(rep.stats.gpu)},
+                     {"g2", stage(rep.stats.g2)},
+                     {"finalize", stage(rep.stats.finalize)}};
       std::ofstream f(path("summary.json"));
       f << j.dump(2) << "\n";
     }
@@ -186,38 +196,46 @@ std::string format_report(const RunOptions& o, const RunReport& r) {
   auto mean = [](const StageStats& s) { return s.items ? s.busy_s / double(s.items) : 0.0; };
   std::string out;
   out += fmt::format("source:        {}\n", r.source);
-  out += fmt::format("config:        pw={} gw={} g2w={} fw={}{}, queues {}/{}/{}, {} job(s) x {} "
-                     "partitions, budget {}\n",
-                     o.engine.synthesis_workers, o.engine.gpu_workers, o.engine.g2_workers,
-                     o.engine.finalizers, o.engine.split_g2 ? "" : " (no split: G2 in the GPU worker)", o.engine.gpu_queue, o.engine.g2_queue,
-                     o.engine.final_queue, o.jobs, o.partitions,
-                     o.engine.host_budget ? format_bytes(o.engine.host_budget) : "none");
-  out += fmt::format("partition:     life {} = z {} + a,b,c {} + G2 input {} ({} B-dense wires) + "
-                     "scratch {} + results {}\n",
-                     format_bytes(r.cost.life()), format_bytes(r.cost.z), format_bytes(r.cost.abc),
-                     format_bytes(r.cost.g2_input), r.cost.n_dense, format_bytes(r.cost.scratch()),
-                     format_bytes(r.cost.result));
+  out += fmt::format(
+      "config:        pw={} gw={} g2w={} fw={}{}, queues {}/{}/{}, {} job(s) x {} "
+      "partitions, budget {}\n",
+      o.engine.synthesis_workers, o.engine.gpu_workers, o.engine.g2_workers, o.engine.finalizers,
+      o.engine.split_g2 ? "" : " (no split: G2 in the GPU worker)", o.engine.gpu_queue,
+      o.engine.g2_queue, o.engine.final_queue, o.jobs, o.partitions,
+      o.engine.host_budget ? format_bytes(o.engine.host_budget) : "none");
+  out += fmt::format(
+      "partition:     life {} = z {} + a,b,c {} + G2 input {} ({} B-dense wires) + "
+      "scratch {} + results {}\n",
+      format_bytes(r.cost.life()), format_bytes(r.cost.z), format_bytes(r.cost.abc),
+      format_bytes(r.cost.g2_input), r.cost.n_dense, format_bytes(r.cost.scratch()),
+      format_bytes(r.cost.result));
+  out += fmt::format(
+      "scratch:       share {} = max(synthesis {}, GPU-stage MSMs {}, G2 MSM {}); "
+      "the G2 share stays with a pending proof until its G2 stage ends\n",
+      format_bytes(r.cost.scratch()), format_bytes(r.cost.synth_scratch),
+      format_bytes(r.cost.g1_scratch), format_bytes(r.cost.g2_scratch));
   out += fmt::format("proofs:        {} partitions proved and verified in {:.2f} s\n", r.partitions,
                      r.wall_s);
   out += fmt::format("throughput:    {:.2f} s/proof ({} partitions), {:.2f} partitions/s\n",
                      r.s_per_proof, o.partitions, r.partitions_per_s);
-  out += fmt::format("stages (mean): synthesis {:.3f} s, gpu {:.3f} s, g2 {:.3f} s, finalize "
-                     "{:.3f} s\n",
-                     mean(r.stats.synthesis), mean(r.stats.gpu), mean(r.stats.g2),
-                     mean(r.stats.finalize));
+  out += fmt::format(
+      "stages (mean): synthesis {:.3f} s, gpu {:.3f} s, g2 {:.3f} s, finalize "
+      "{:.3f} s\n",
+      mean(r.stats.synthesis), mean(r.stats.gpu), mean(r.stats.g2), mean(r.stats.finalize));
   out += fmt::format("queues (max):  gpu {}/{}, g2 {}/{}, finalize {}/{}\n", r.stats.max_gpu_queue,
                      o.engine.gpu_queue, r.stats.max_g2_queue, o.engine.g2_queue,
                      r.stats.max_final_queue, o.engine.final_queue);
-  out += fmt::format("memory:        peak RSS {} (baseline {}), predicted peak {} (model {} of "
-                     "work), books peak {}\n",
-                     format_bytes(r.verdict.peak), format_bytes(r.verdict.baseline),
-                     format_bytes(r.predicted_peak), format_bytes(r.prediction.work_bytes),
-                     format_bytes(r.books_peak));
-  out += fmt::format("books by stage (peak): synthesis {}, gpu {}, g2 {}, finalize {}, scratch {}\n",
-                     format_bytes(r.books[mem::Tag::synthesis].peak),
-                     format_bytes(r.books[mem::Tag::gpu].peak), format_bytes(r.books[mem::Tag::g2].peak),
-                     format_bytes(r.books[mem::Tag::finalize].peak),
-                     format_bytes(r.books[mem::Tag::scratch].peak));
+  out += fmt::format(
+      "memory:        peak RSS {} (baseline {}), predicted peak {} (model {} of "
+      "work), books peak {}\n",
+      format_bytes(r.verdict.peak), format_bytes(r.verdict.baseline),
+      format_bytes(r.predicted_peak), format_bytes(r.prediction.work_bytes),
+      format_bytes(r.books_peak));
+  out += fmt::format(
+      "books by stage (peak): synthesis {}, gpu {}, g2 {}, finalize {}, scratch {}\n",
+      format_bytes(r.books[mem::Tag::synthesis].peak), format_bytes(r.books[mem::Tag::gpu].peak),
+      format_bytes(r.books[mem::Tag::g2].peak), format_bytes(r.books[mem::Tag::finalize].peak),
+      format_bytes(r.books[mem::Tag::scratch].peak));
   const double ratio = r.predicted_peak ? double(r.verdict.peak) / double(r.predicted_peak) : 0;
   out += fmt::format("               measured/predicted peak = {:.3f}\n", ratio);
   out += fmt::format("verdict:       {} - {}\n", mem::verdict_name(r.verdict.verdict),
@@ -256,15 +274,17 @@ std::string render_waterfall(const mem::Timeline& tl, const std::string& title) 
   const std::map<std::string, const char*> colors = {
       {"synthesis", "#4e79a7"}, {"gpu", "#f28e2b"}, {"g2", "#59a14f"}, {"finalize", "#e15759"}};
   std::string s = fmt::format(
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" font-family=\"sans-serif\" "
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" "
+      "font-family=\"sans-serif\" "
       "font-size=\"11\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
       "<text x=\"{}\" y=\"20\" font-size=\"14\">{}</text>\n",
       width, height, ml, xml_escape(title));
   int lx = ml;
   for (const char* st : {"synthesis", "gpu", "g2", "finalize"}) {
-    s += fmt::format("<rect x=\"{}\" y=\"27\" width=\"10\" height=\"8\" fill=\"{}\"/><text x=\"{}\" "
-                     "y=\"35\">{}</text>\n",
-                     lx, colors.at(st), lx + 14, st);
+    s += fmt::format(
+        "<rect x=\"{}\" y=\"27\" width=\"10\" height=\"8\" fill=\"{}\"/><text x=\"{}\" "
+        "y=\"35\">{}</text>\n",
+        lx, colors.at(st), lx + 14, st);
     lx += 90;
   }
   int y = mt;

@@ -43,7 +43,7 @@ struct RunReport {
   double partitions_per_s = 0;
   EngineStats stats;
   PartitionCost cost;
-  mem::Prediction prediction;   // the model's work bytes for this configuration
+  mem::Prediction prediction;        // the model's work bytes for this configuration
   std::uint64_t predicted_peak = 0;  // measured baseline + prediction (capped by the budget)
   mem::Verdict verdict;
   std::uint64_t books_peak = 0;
@@ -54,7 +54,8 @@ struct RunReport {
 // make_job(j) gives job j's spec; all jobs must share one shape (the model is for one partition
 // size). Throws Error if any job fails or any proof does not verify.
 template <class E>
-RunReport run_jobs(const RunOptions& opts, const std::function<JobSpec<E>(std::uint32_t)>& make_job);
+RunReport run_jobs(const RunOptions& opts,
+                   const std::function<JobSpec<E>(std::uint32_t)>& make_job);
 
 std::string format_report(const RunOptions& opts, const RunReport& r);
 

@@ -4,12 +4,13 @@
 //
 //   evaluate_abc   synthesis for a .zkey: a = A·z, b = B·z from the key's coefficients, c = a∘b
 //   g1 stage       the "GPU stage" (here on the CPU): consumes a, b, c and z
-//                    h_scalars:  a, b, c -> p = a·b - c on the odd coset, in a (b, c are dead after)
-//                    msm_h:      Σ p_i·H_i (a is dead after)
-//                    msm_z:      Σ z·A, Σ z·B1, Σ_private z·C (L)
-//   g2 input       compact_g2_scalars: the scalars of the B-dense wires only (those whose B2 point is
-//                  not the identity), copied out of z into a small buffer the G2 stage owns; never a
-//                  pointer into z, so z can die with the g1 stage.
+//                    h_scalars:  a, b, c -> p = a·b - c on the odd coset, in a (b, c are dead
+//                    after) msm_h:      Σ p_i·H_i (a is dead after) msm_z:      Σ z·A, Σ z·B1,
+//                    Σ_private z·C (L)
+//   g2 input       compact_g2_scalars: the scalars of the B-dense wires only (those whose B2 point
+//   is
+//                  not the identity), copied out of z into a small buffer the G2 stage owns; never
+//                  a pointer into z, so z can die with the g1 stage.
 //   g2 stage       msm_g2: Σ z_i·B2_i over the compact input and the key's compact B2 bases
 //   finalize       assemble: the randomized proof from both stages' results and r, s;
 //                  assemble_verified also checks it against the prepared verifying key and
@@ -85,9 +86,8 @@ typename E::G2Jacobian msm_g2(const G2Bases<E>& bases, std::span<const typename 
 
 // The proof (π_A, π_B, π_C) from the stage results and the randomizers r, s (zk/groth16.hpp).
 template <class E>
-Proof<E> assemble(const ProvingKey<E>& pk, const G1Results<E>& g1,
-                  const typename E::G2Jacobian& b2, const typename E::Fr& r,
-                  const typename E::Fr& s);
+Proof<E> assemble(const ProvingKey<E>& pk, const G1Results<E>& g1, const typename E::G2Jacobian& b2,
+                  const typename E::Fr& r, const typename E::Fr& s);
 
 // assemble, then verify against `pvk` and the public inputs; throws Error("<what>: the proof does
 // not verify (<reason>)") rather than return a proof that fails.

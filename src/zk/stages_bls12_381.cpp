@@ -13,8 +13,7 @@ template void h_scalars<E>(const poly::Domain<Fr>&, std::span<Fr>, std::span<Fr>
 template E::G1Jacobian msm_h<E>(const ProvingKey<E>&, std::span<const Fr>);
 template void msm_z<E>(const ProvingKey<E>&, std::span<const Fr>, G1Results<E>&);
 template G1Results<E> g1_stage<E>(const ProvingKey<E>&, const poly::Domain<Fr>&,
-                                  std::span<const Fr>, std::span<Fr>, std::span<Fr>,
-                                  std::span<Fr>);
+                                  std::span<const Fr>, std::span<Fr>, std::span<Fr>, std::span<Fr>);
 template void compact_g2_scalars<E>(const G2Bases<E>&, std::span<const Fr>, std::span<Fr>);
 template E::G2Jacobian msm_g2<E>(const G2Bases<E>&, std::span<const Fr>);
 template Proof<E> assemble<E>(const ProvingKey<E>&, const G1Results<E>&, const E::G2Jacobian&,

@@ -31,9 +31,10 @@ void evaluate_abc(const ProvingKey<E>& pk, std::span<const typename E::Fr> w,
                   std::span<typename E::Fr> c) {
   const std::size_t n = pk.domain_size;
   if (w.size() != pk.n_vars || a.size() != n || b.size() != n || c.size() != n)
-    throw Error(fmt::format("evaluate_abc: {} / {} / {} / {} values for a key of {} variables and "
-                            "domain {}",
-                            w.size(), a.size(), b.size(), c.size(), pk.n_vars, n));
+    throw Error(
+        fmt::format("evaluate_abc: {} / {} / {} / {} values for a key of {} variables and "
+                    "domain {}",
+                    w.size(), a.size(), b.size(), c.size(), pk.n_vars, n));
   // a_i, b_i for the rows of the key's A and B matrices (rows >= n are impossible for a valid key;
   // the reader checks it). Coefficients are summed per row by a pass over the list split into
   // row-disjoint ranges when the list is sorted by row (snarkjs writes it so), serially otherwise.
@@ -59,13 +60,19 @@ void evaluate_abc(const ProvingKey<E>& pk, std::span<const typename E::Fr> w,
       while (k > 0 && k < cs.size() && cs[k].row == cs[k - 1].row) ++k;
       cut[t] = k;
     }
-    util::parallel_for(chunks, [&](std::size_t t0, std::size_t t1) {
-      for (std::size_t t = t0; t < t1; ++t) run(cut[t], cut[t + 1]);
-    }, 1, chunks);
+    util::parallel_for(
+        chunks,
+        [&](std::size_t t0, std::size_t t1) {
+          for (std::size_t t = t0; t < t1; ++t) run(cut[t], cut[t + 1]);
+        },
+        1, chunks);
   }
-  util::parallel_for(n, [&](std::size_t lo, std::size_t hi) {
-    for (std::size_t i = lo; i < hi; ++i) c[i] = a[i] * b[i];
-  }, 4096);
+  util::parallel_for(
+      n,
+      [&](std::size_t lo, std::size_t hi) {
+        for (std::size_t i = lo; i < hi; ++i) c[i] = a[i] * b[i];
+      },
+      4096);
 }
 
 template <class E>
@@ -105,8 +112,8 @@ template <class E>
 void compact_g2_scalars(const G2Bases<E>& bases, std::span<const typename E::Fr> z,
                         std::span<typename E::Fr> out) {
   if (out.size() != bases.size())
-    throw Error(fmt::format("compact_g2_scalars: {} slots for {} B-dense wires", out.size(),
-                            bases.size()));
+    throw Error(
+        fmt::format("compact_g2_scalars: {} slots for {} B-dense wires", out.size(), bases.size()));
   for (std::size_t k = 0; k < bases.size(); ++k) {
     const std::uint32_t w = bases.wires[k];
     if (w >= z.size())
@@ -122,9 +129,8 @@ typename E::G2Jacobian msm_g2(const G2Bases<E>& bases, std::span<const typename 
 }
 
 template <class E>
-Proof<E> assemble(const ProvingKey<E>& pk, const G1Results<E>& g1,
-                  const typename E::G2Jacobian& b2, const typename E::Fr& r,
-                  const typename E::Fr& s) {
+Proof<E> assemble(const ProvingKey<E>& pk, const G1Results<E>& g1, const typename E::G2Jacobian& b2,
+                  const typename E::Fr& r, const typename E::Fr& s) {
   using G1 = typename E::G1;
   using G2 = typename E::G2;
   auto pi_a = pk.alpha1.to_jacobian() + g1.a + G1::mul_ct(pk.delta1, r);
@@ -142,9 +148,10 @@ Proof<E> assemble_verified(const ProvingKey<E>& pk, const PreparedVerifyingKey<E
                            const typename E::Fr& s, const std::string& what) {
   Proof<E> proof = assemble<E>(pk, g1, b2, r, s);
   if (auto reason = verify_reason<E>(pvk, public_inputs, proof))
-    throw Error(fmt::format("{}: the proof does not verify ({}); the assignment does not satisfy "
-                            "the circuit",
-                            what, *reason));
+    throw Error(
+        fmt::format("{}: the proof does not verify ({}); the assignment does not satisfy "
+                    "the circuit",
+                    what, *reason));
   return proof;
 }
 

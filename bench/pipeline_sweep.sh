@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# The pipeline sweep recorded in bench/RESULTS.md ("Pipeline engine"): `splitprove bench pipeline`
+# over synthesis workers x jobs in flight at one size under one budget, then the split
+# demonstration (a G2 stage slower than the GPU stage, split vs not split).
+#
+#   bench/pipeline_sweep.sh [BUILD_DIR] [OUT_DIR]
+#
+# Each run writes memory.svg, waterfall.svg, timeline.csv, verdict.txt and summary.json into
+# OUT_DIR/<run>/ (timeline.jsonl is left out of the repository: it is large); table.md sums up.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+bin="${1:-$root/build}/splitprove"
+out="${2:-$root/bench/results/pipeline-$(date -u +%Y-%m-%d)}"
+size="${SIZE:-2^14}"
+budget="${BUDGET:-48MiB}"
+mkdir -p "$out"
+{
+  echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
+  echo "host: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
+  echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "binary: $bin ($(git -C "$root" rev-parse --short HEAD 2>/dev/null))"
+} >"$out/env.txt"
+
+run() {
+  local name="$1"; shift
+  echo "== $name: $*"
+  mkdir -p "$out/$name"
+  "$bin" bench pipeline --out "$out/$name" "$@" | tee "$out/$name/report.txt"
+  rm -f "$out/$name/timeline.jsonl"
+  echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$out/$name/report.txt"
+}
+
+for pw in 1 2 4; do
+  for j in 1 4; do
+    run "pw$pw-j$j" --size "$size" --partitions 10 --jobs "$j" --synth-workers "$pw" --budget "$budget"
+  done
+done
+
+# The split: a fixed 600 ms G2 stage against a 300 ms GPU stage (both mostly waits standing for
+# devices, so that the two do not compete for this machine's two cores), split and not split.
+for mode in split nosplit; do
+  flag=""; [ "$mode" = nosplit ] && flag="--no-split"
+  run "g2slow-$mode" --circuit chain --size 2^10 --partitions 10 --jobs 1 --gpu-delay 300ms \
+    --g2-delay 600ms $flag
+done
+echo "load at end: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$out/env.txt"
