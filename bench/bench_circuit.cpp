@@ -7,7 +7,8 @@
 //   spmv/k              only ConstraintSystem::evaluate (a, b, c from z)
 //   zkey_ab/k           the peer: the same a, b (and c = a·b) from a .zkey-style coefficient list
 //                       (zk::detail::evaluate_ab, what the prover does for circom inputs)
-// Counters: rows/s (= domain size per second), constraints/s, the fraction of z that is 0 or 1,
+// Time = wall clock; CPU = process CPU time of all threads (on this shared machine CPU/threads
+// estimates the idle-machine wall time). Counters: rows/s (= domain size per second), constraints/s, the fraction of z that is 0 or 1,
 // and the matrix entries. Recording (once per circuit) happens before timing; its time is
 // reported as the counter record_s. Peak memory at 2^20: z, a, b, c (4 × 32 MiB), the CSR
 // matrices (~8 bytes per entry) and, for zkey_ab, the coefficient list (48 bytes per A/B entry).
@@ -153,7 +154,7 @@ void sizes(benchmark::internal::Benchmark* b, bool with_check) {
       b->Args({k});
     }
   }
-  b->Unit(benchmark::kMillisecond)->UseRealTime();
+  b->Unit(benchmark::kMillisecond)->MeasureProcessCPUTime()->UseRealTime();
 }
 
 BENCHMARK(synthesize)->Apply([](auto* b) { sizes(b, true); });
