@@ -135,13 +135,20 @@ class ConstraintSystem {
     Fr acc = Fr::zero();
     for (const Entry& e : m.row(row)) {
       const Fr& x = z[e.col];
+      if (x.is_zero()) continue;  // most witness values are 0 or 1
       if (e.coeff == kCoeffOne) acc += x;
       else if (e.coeff == kCoeffMinusOne) acc -= x;
-      else if (x.is_zero()) continue;
       else if (x.is_one()) acc += coeffs[e.coeff];
       else acc += coeffs[e.coeff] * x;
     }
     return acc;
+  }
+
+  // x·y, skipping the multiplication when either is 0 or 1 (most rows: booleans, XORs, packings).
+  static Fr times(const Fr& x, const Fr& y) {
+    if (y.is_zero() || x.is_one()) return y;
+    if (x.is_zero() || y.is_one()) return x;
+    return x * y;
   }
 
   // a = A·z, b = B·z on every row < a.size() (constraint rows, public-binding rows, zeros) and
@@ -157,7 +164,7 @@ class ConstraintSystem {
         if (i < m) {
           av[i] = dot(a, i, z);
           bv[i] = dot(b, i, z);
-          cv[i] = av[i] * bv[i];
+          cv[i] = times(av[i], bv[i]);
         } else {
           av[i] = i <= m + n_public ? z[i - m] : Fr::zero();
           bv[i] = Fr::zero();
