@@ -80,8 +80,9 @@ TEST(CircuitProve, PorepProvesAndVerifies) {
     Buffers buf(shape);
     run(*src, part, buf);
     // a, b from the key's coefficient list (the prover's own evaluation) equal the source's.
-    std::vector<Fr> a(shape.domain_size, Fr::zero()), b(shape.domain_size, Fr::zero());
-    zk::detail::evaluate_ab<E>(pk, buf.z, a, b);
+    std::vector<Fr> a(shape.domain_size, Fr::zero()), b(shape.domain_size, Fr::zero()),
+        c(shape.domain_size, Fr::zero());
+    zk::evaluate_abc<E>(pk, buf.z, a, b, c);
     EXPECT_EQ(a, buf.a);
     EXPECT_EQ(b, buf.b);
     for (size_t i = 0; i < shape.domain_size; ++i) ASSERT_EQ(buf.c[i], a[i] * b[i]) << i;
