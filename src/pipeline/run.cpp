@@ -102,8 +102,10 @@ RunReport run_jobs(const RunOptions& o, const std::function<JobSpec<E>(std::uint
   sampler.mark(mem::kWorkStart);
   const auto t0 = Clock::now();
   std::vector<std::uint64_t> ids;
+  ids.reserve(specs.size());
   for (auto& s : specs) ids.push_back(engine.submit(s));
   std::vector<JobResult<E>> results;
+  results.reserve(ids.size());
   for (auto id : ids) results.push_back(engine.wait(id));
   rep.wall_s = std::chrono::duration<double>(Clock::now() - t0).count();
   sampler.mark(mem::kWorkEnd);
