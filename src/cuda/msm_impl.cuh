@@ -256,6 +256,25 @@ T* carve(DeviceBlock& b, size_t& off, size_t count) {
 }
 inline size_t carve_size(size_t count, size_t elem) { return (count * elem + 255) / 256 * 256; }
 
+// Events marking the phases of one call (destroyed with it).
+struct PhaseEvents {
+  static constexpr int kCount = 6;
+  cudaEvent_t e[kCount] = {};
+  PhaseEvents() {
+    for (auto& x : e) SPLITPROVE_CUDA_CHECK(cudaEventCreate(&x));
+  }
+  ~PhaseEvents() {
+    for (auto& x : e) cudaEventDestroy(x);
+  }
+  PhaseEvents(const PhaseEvents&) = delete;
+  PhaseEvents& operator=(const PhaseEvents&) = delete;
+  void mark(int i, cudaStream_t s) { SPLITPROVE_CUDA_CHECK(cudaEventRecord(e[i], s)); }
+  float ms(int a, int b) const {
+    float t = 0;
+    return cudaEventElapsedTime(&t, e[a], e[b]) == cudaSuccess ? t : 0.f;
+  }
+};
+
 }  // namespace msm_detail
 
 inline unsigned windows_for(unsigned c) { return 255 / c + 1; }
@@ -323,6 +342,8 @@ typename C::Jacobian msm(DevicePool& pool, const DeviceBases<C>& bases, const vo
     const Affine* pts = static_cast<const Affine*>(bases.get());
     const bool mont = form == ScalarForm::montgomery;
     const uint32_t n32 = uint32_t(n), words = uint32_t((n + 31) / 32);
+    PhaseEvents ev;
+    ev.mark(0, s);
 
     // ---- classify: zeros, ones (bitmap), tail (flags -> positions -> indices) -------------------
     size_t scan_tmp = 0;
@@ -358,6 +379,7 @@ typename C::Jacobian msm(DevicePool& pool, const DeviceBases<C>& bases, const vo
       throw Error("scalar[" + std::to_string(got[2]) + "] is not < r (not a reduced " +
                   (mont ? "Montgomery" : "canonical") + " Fr element)");
     const uint32_t m = last_pos + last_flag;
+    ev.mark(1, s);
     st.zeros = got[0];
     st.ones = got[1];
     st.tail = m;
@@ -373,6 +395,8 @@ typename C::Jacobian msm(DevicePool& pool, const DeviceBases<C>& bases, const vo
       SPLITPROVE_CUDA_CHECK_LAUNCH();
       reduce_segments<F>(ones, 1, g, s);
     }
+    ev.mark(2, s);
+    for (int i = 3; i < PhaseEvents::kCount; ++i) ev.mark(i, s);  // re-marked below when m > 0
 
     // ---- the tail: Pippenger -------------------------------------------------------------------
     std::vector<uint64_t> win_host;
@@ -419,6 +443,7 @@ typename C::Jacobian msm(DevicePool& pool, const DeviceBases<C>& bases, const vo
       SPLITPROVE_CUDA_CHECK(cub::DeviceRunLengthEncode::Encode(
           t2, rle_tmp, keys.Current(), uniq, cnt, nruns, int(items), s));
       SPLITPROVE_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(t2, off_tmp, cnt, offs, int(max_runs), s));
+      ev.mark(3, s);
 
       DeviceBlock bk = pool.allocate(size_t(W) * per_window * sizeof(Xyzz), mem::Tag::gpu);
       Xyzz* buckets = bk.as<Xyzz>();
@@ -427,6 +452,7 @@ typename C::Jacobian msm(DevicePool& pool, const DeviceBases<C>& bases, const vo
       bucket_kernel<F><<<grid_for(max_runs, 128), 128, 0, s>>>(pts, uniq, cnt, offs, nruns,
                                                                 vals.Current(), buckets);
       SPLITPROVE_CUDA_CHECK_LAUNCH();
+      ev.mark(4, s);
 
       // Segments of len buckets: about 2^15 threads or more, len a power of two.
       uint32_t len = per_window;
@@ -438,6 +464,7 @@ typename C::Jacobian msm(DevicePool& pool, const DeviceBases<C>& bases, const vo
                                                                      W * segs, wsum);
       SPLITPROVE_CUDA_CHECK_LAUNCH();
       reduce_segments<F>(wsum, W, segs, s);
+      ev.mark(5, s);
       win_host.resize(size_t(W) * kLimbs);
       SPLITPROVE_CUDA_CHECK(cudaMemcpy2DAsync(win_host.data(), sizeof(Xyzz), wsum,
                                               size_t(segs) * sizeof(Xyzz), sizeof(Xyzz), W,
@@ -457,6 +484,11 @@ typename C::Jacobian msm(DevicePool& pool, const DeviceBases<C>& bases, const vo
     if (ones) result += to_host_xyzz<C>(ones_host.data());
     st.window_bits = c;
     st.windows = W;
+    st.ms_classify = ev.ms(0, 1);
+    st.ms_ones = ev.ms(1, 2);
+    st.ms_sort = ev.ms(2, 3);
+    st.ms_buckets = ev.ms(3, 4);
+    st.ms_windows = ev.ms(4, 5);
     if (stats) *stats = st;
   });
   return result.to_jacobian();
