@@ -24,6 +24,7 @@
 
 namespace splitprove::cuda {
 namespace msm_detail {
+namespace {  // the kernels are compiled once per curve's translation unit
 
 using DFr = Fr;
 using HostFr = bls12_381::Fr;
@@ -275,6 +276,7 @@ struct PhaseEvents {
   }
 };
 
+}  // namespace
 }  // namespace msm_detail
 
 inline unsigned windows_for(unsigned c) { return 255 / c + 1; }
