@@ -158,27 +158,74 @@ __global__ void digits_kernel(const DFr* s, bool mont, const uint32_t* tail, uin
   }
 }
 
-// One thread per run of equal keys (a bucket): B_key = Σ ±bases.
+// One thread per run of equal keys (a bucket) of at most `cap` entries: B_key = Σ ±bases. The
+// next point is loaded before the current one is added (one gather in flight behind the
+// arithmetic). Longer runs are left to big_bucket_kernel.
 template <class F>
 __global__ void bucket_kernel(const AffinePoint<F>* bases, const uint32_t* unique,
                               const uint32_t* counts, const uint32_t* offsets,
-                              const uint32_t* num_runs, const uint32_t* vals,
+                              const uint32_t* num_runs, const uint32_t* vals, uint32_t cap,
                               XyzzPoint<F>* buckets) {
   const uint32_t runs = *num_runs;
   for (uint32_t r = blockIdx.x * blockDim.x + threadIdx.x; r < runs;
        r += gridDim.x * blockDim.x) {
-    const uint32_t key = unique[r];
-    if (key == kSentinel) continue;
+    const uint32_t key = unique[r], count = counts[r];
+    if (key == kSentinel || count > cap) continue;
     XyzzPoint<F> acc = XyzzPoint<F>::infinity();
-    const uint32_t end = offsets[r] + counts[r];
-    for (uint32_t j = offsets[r]; j < end; ++j) {
-      const uint32_t v = vals[j];
-      AffinePoint<F> p = load_affine<F>(bases + (v >> 1));
-      if (v & 1) p = -p;
+    uint32_t j = offsets[r];
+    const uint32_t end = j + count;
+    uint32_t v = vals[j];
+    AffinePoint<F> next = load_affine<F>(bases + (v >> 1));
+    for (; j < end; ++j) {
+      AffinePoint<F> p = next;
+      const bool neg = v & 1;
+      if (j + 1 < end) {
+        v = vals[j + 1];
+        next = load_affine<F>(bases + (v >> 1));
+      }
+      if (neg) p = -p;
       acc += p;
     }
     acc.store(buckets + key);
   }
+}
+
+// Runs longer than `cap` (skewed scalars: many equal values, or a top window with few buckets):
+// their indices, appended in any order.
+__global__ void find_big_kernel(const uint32_t* unique, const uint32_t* counts,
+                                const uint32_t* num_runs, uint32_t cap, uint32_t* big,
+                                uint32_t* nbig) {
+  const uint32_t runs = *num_runs;
+  for (uint32_t r = blockIdx.x * blockDim.x + threadIdx.x; r < runs;
+       r += gridDim.x * blockDim.x)
+    if (unique[r] != kSentinel && counts[r] > cap) big[atomicAdd(nbig, 1u)] = r;
+}
+
+constexpr unsigned kBigThreads = 256;
+
+// One block per big run: thread t sums entries t, t + 256, ... of the run into its slot of
+// scratch (256 per run), which reduce_segments then sums.
+template <class F>
+__global__ void __launch_bounds__(kBigThreads)
+    big_bucket_kernel(const AffinePoint<F>* bases, const uint32_t* counts, const uint32_t* offsets,
+                      const uint32_t* vals, const uint32_t* big, XyzzPoint<F>* scratch) {
+  const uint32_t r = big[blockIdx.x];
+  XyzzPoint<F> acc = XyzzPoint<F>::infinity();
+  const uint32_t end = offsets[r] + counts[r];
+  for (uint32_t j = offsets[r] + threadIdx.x; j < end; j += kBigThreads) {
+    const uint32_t v = vals[j];
+    AffinePoint<F> p = load_affine<F>(bases + (v >> 1));
+    if (v & 1) p = -p;
+    acc += p;
+  }
+  acc.store(scratch + size_t(blockIdx.x) * kBigThreads + threadIdx.x);
+}
+
+template <class F>
+__global__ void big_store_kernel(const XyzzPoint<F>* scratch, const uint32_t* unique,
+                                 const uint32_t* big, uint32_t nb, XyzzPoint<F>* buckets) {
+  for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < nb; i += gridDim.x * blockDim.x)
+    XyzzPoint<F>::load(scratch + size_t(i) * kBigThreads).store(buckets + unique[big[i]]);
 }
 
 // k·p for a small public k (double-and-add from the top bit).
@@ -451,9 +498,41 @@ typename C::Jacobian msm(DevicePool& pool, const DeviceBases<C>& bases, const vo
       Xyzz* buckets = bk.as<Xyzz>();
       SPLITPROVE_CUDA_CHECK(
           cudaMemsetAsync(buckets, 0, size_t(W) * per_window * sizeof(Xyzz), s));  // ZZ = 0: inf
+      // A run is "big" above 4x the mean bucket (and at least 64 entries): Poisson-sized buckets of
+      // random scalars never are; skewed ones go one block per run instead of one thread.
+      const uint32_t cap =
+          std::max<uint32_t>(64, uint32_t(std::min<size_t>(4 * items / (size_t(W) * per_window),
+                                                           size_t(1) << 30)));
       bucket_kernel<F><<<grid_for(max_runs, 128), 128, 0, s>>>(pts, uniq, cnt, offs, nruns,
-                                                                vals.Current(), buckets);
+                                                                vals.Current(), cap, buckets);
       SPLITPROVE_CUDA_CHECK_LAUNCH();
+      // The big runs' indices (one word per possible bucket) and their count.
+      DeviceBlock bigb = pool.allocate(carve_size(max_runs, 4) + carve_size(1, 4), mem::Tag::gpu);
+      size_t boff = 0;
+      uint32_t* big = carve<uint32_t>(bigb, boff, max_runs);
+      uint32_t* nbig = carve<uint32_t>(bigb, boff, 1);
+      SPLITPROVE_CUDA_CHECK(cudaMemsetAsync(nbig, 0, 4, s));
+      find_big_kernel<<<grid_for(max_runs, 256), 256, 0, s>>>(uniq, cnt, nruns, cap, big, nbig);
+      SPLITPROVE_CUDA_CHECK_LAUNCH();
+      uint32_t nb = 0;
+      SPLITPROVE_CUDA_CHECK(cudaMemcpyAsync(&nb, nbig, 4, cudaMemcpyDeviceToHost, s));
+      SPLITPROVE_CUDA_CHECK(cudaStreamSynchronize(s));
+      st.big_runs = nb;
+      constexpr uint32_t kBigBatch = 4096;  // scratch: 4096·256 points (200 MB G1, 400 MB G2)
+      DeviceBlock scr;
+      if (nb)
+        scr = pool.allocate(size_t(std::min(nb, kBigBatch)) * kBigThreads * sizeof(Xyzz),
+                            mem::Tag::gpu);
+      for (uint32_t first = 0; first < nb; first += kBigBatch) {
+        const uint32_t cnt_b = std::min(kBigBatch, nb - first);
+        big_bucket_kernel<F><<<cnt_b, kBigThreads, 0, s>>>(pts, cnt, offs, vals.Current(),
+                                                            big + first, scr.as<Xyzz>());
+        SPLITPROVE_CUDA_CHECK_LAUNCH();
+        reduce_segments<F>(scr.as<Xyzz>(), cnt_b, kBigThreads, s);
+        big_store_kernel<F><<<grid_for(cnt_b, 128), 128, 0, s>>>(scr.as<Xyzz>(), uniq, big + first,
+                                                                  cnt_b, buckets);
+        SPLITPROVE_CUDA_CHECK_LAUNCH();
+      }
       ev.mark(4, s);
 
       // Segments of len buckets: about 2^15 threads or more, len a power of two.

@@ -110,6 +110,23 @@ TYPED_TEST(GpuMsm, SplitEqualsUnsplit) {
   expect_matches_cpu<TypeParam>(5000, Mix::zero_one_heavy, {}, 77, "split");
 }
 
+// 14-bit windows leave the top window 3 bits (255 = 18·14 + 3): a few buckets hold thousands of
+// points each, which go one block per bucket (the big-run path), as do the -1s of a skewed mix.
+TYPED_TEST(GpuMsm, SkewedBucketsTakeTheBigRunPath) {
+  SPLITPROVE_REQUIRE_GPU();
+  using C = TypeParam;
+  const size_t n = 20000;
+  const auto bases = test_bases<C>(n);
+  auto sc = test_scalars(n, Mix::random, 31);
+  for (size_t i = 0; i < n; i += 3) sc[i] = -HFr::one();
+  MsmOptions o;
+  o.window_bits = 14;
+  MsmStats st;
+  const auto got = msm_host<C>(test_pool(), bases, sc, o, &st);
+  EXPECT_GT(st.big_runs, 0u);
+  EXPECT_TRUE(got == msm::msm<C>(bases, sc));
+}
+
 TYPED_TEST(GpuMsm, LargerRandom) {
   SPLITPROVE_REQUIRE_GPU();
   expect_matches_cpu<TypeParam>((size_t(1) << 15) + 123, Mix::mixed, {}, 5, "2^15+123");
