@@ -35,7 +35,7 @@ struct MsmOptions {
 struct MsmStats {
   size_t n = 0, zeros = 0, ones = 0, tail = 0;
   unsigned window_bits = 0, windows = 0;
-  size_t big_runs = 0;  // buckets summed by a block instead of a thread (skewed scalars)
+  size_t big_runs = 0;  // buckets cut into chunks (skewed scalars, short top windows)
   // Device time of the phases (CUDA events on the call's stream), milliseconds.
   float ms_classify = 0, ms_ones = 0, ms_sort = 0, ms_buckets = 0, ms_windows = 0;
 };

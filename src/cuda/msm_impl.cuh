@@ -158,9 +158,8 @@ __global__ void digits_kernel(const DFr* s, bool mont, const uint32_t* tail, uin
   }
 }
 
-// One thread per run of equal keys (a bucket) of at most `cap` entries: B_key = Σ ±bases. The
-// next point is loaded before the current one is added (one gather in flight behind the
-// arithmetic). Longer runs are left to big_bucket_kernel.
+// One thread per run of equal keys (a bucket) of at most `cap` entries: B_key = Σ ±bases.
+// Longer runs are left to chunk_kernel.
 template <class F>
 __global__ void bucket_kernel(const AffinePoint<F>* bases, const uint32_t* unique,
                               const uint32_t* counts, const uint32_t* offsets,
@@ -172,18 +171,11 @@ __global__ void bucket_kernel(const AffinePoint<F>* bases, const uint32_t* uniqu
     const uint32_t key = unique[r], count = counts[r];
     if (key == kSentinel || count > cap) continue;
     XyzzPoint<F> acc = XyzzPoint<F>::infinity();
-    uint32_t j = offsets[r];
-    const uint32_t end = j + count;
-    uint32_t v = vals[j];
-    AffinePoint<F> next = load_affine<F>(bases + (v >> 1));
-    for (; j < end; ++j) {
-      AffinePoint<F> p = next;
-      const bool neg = v & 1;
-      if (j + 1 < end) {
-        v = vals[j + 1];
-        next = load_affine<F>(bases + (v >> 1));
-      }
-      if (neg) p = -p;
+    const uint32_t end = offsets[r] + count;
+    for (uint32_t j = offsets[r]; j < end; ++j) {
+      const uint32_t v = vals[j];
+      AffinePoint<F> p = load_affine<F>(bases + (v >> 1));
+      if (v & 1) p = -p;
       acc += p;
     }
     acc.store(buckets + key);
@@ -191,41 +183,62 @@ __global__ void bucket_kernel(const AffinePoint<F>* bases, const uint32_t* uniqu
 }
 
 // Runs longer than `cap` (skewed scalars: many equal values, or a top window with few buckets):
-// their indices, appended in any order.
+// their indices, appended in any order, and how many cap-sized chunks each takes.
 __global__ void find_big_kernel(const uint32_t* unique, const uint32_t* counts,
                                 const uint32_t* num_runs, uint32_t cap, uint32_t* big,
-                                uint32_t* nbig) {
+                                uint32_t* chunks, uint32_t* nbig) {
   const uint32_t runs = *num_runs;
   for (uint32_t r = blockIdx.x * blockDim.x + threadIdx.x; r < runs;
        r += gridDim.x * blockDim.x)
-    if (unique[r] != kSentinel && counts[r] > cap) big[atomicAdd(nbig, 1u)] = r;
+    if (unique[r] != kSentinel && counts[r] > cap) {
+      const uint32_t i = atomicAdd(nbig, 1u);
+      big[i] = r;
+      chunks[i] = (counts[r] + cap - 1) / cap;
+    }
 }
 
-constexpr unsigned kBigThreads = 256;
-
-// One block per big run: thread t sums entries t, t + 256, ... of the run into its slot of
-// scratch (256 per run), which reduce_segments then sums.
+// One thread per chunk q of a big run (chunk_off: exclusive sums of the runs' chunk counts):
+// partial[q] = the sum of its <= cap entries.
 template <class F>
-__global__ void __launch_bounds__(kBigThreads)
-    big_bucket_kernel(const AffinePoint<F>* bases, const uint32_t* counts, const uint32_t* offsets,
-                      const uint32_t* vals, const uint32_t* big, XyzzPoint<F>* scratch) {
-  const uint32_t r = big[blockIdx.x];
-  XyzzPoint<F> acc = XyzzPoint<F>::infinity();
-  const uint32_t end = offsets[r] + counts[r];
-  for (uint32_t j = offsets[r] + threadIdx.x; j < end; j += kBigThreads) {
-    const uint32_t v = vals[j];
-    AffinePoint<F> p = load_affine<F>(bases + (v >> 1));
-    if (v & 1) p = -p;
-    acc += p;
+__global__ void chunk_kernel(const AffinePoint<F>* bases, const uint32_t* counts,
+                             const uint32_t* offsets, const uint32_t* vals, const uint32_t* big,
+                             const uint32_t* chunk_off, uint32_t nb, uint32_t total, uint32_t cap,
+                             XyzzPoint<F>* partial) {
+  for (uint32_t q = blockIdx.x * blockDim.x + threadIdx.x; q < total;
+       q += gridDim.x * blockDim.x) {
+    uint32_t lo = 0, hi = nb;  // the last i with chunk_off[i] <= q
+    while (hi - lo > 1) {
+      const uint32_t mid = (lo + hi) / 2;
+      if (chunk_off[mid] <= q)
+        lo = mid;
+      else
+        hi = mid;
+    }
+    const uint32_t r = big[lo];
+    const uint32_t start = offsets[r] + (q - chunk_off[lo]) * cap;
+    const uint32_t end = min(start + cap, offsets[r] + counts[r]);
+    XyzzPoint<F> acc = XyzzPoint<F>::infinity();
+    for (uint32_t j = start; j < end; ++j) {
+      const uint32_t v = vals[j];
+      AffinePoint<F> p = load_affine<F>(bases + (v >> 1));
+      if (v & 1) p = -p;
+      acc += p;
+    }
+    acc.store(partial + q);
   }
-  acc.store(scratch + size_t(blockIdx.x) * kBigThreads + threadIdx.x);
 }
 
+// One thread per big run: the bucket is the sum of its chunks' partials.
 template <class F>
-__global__ void big_store_kernel(const XyzzPoint<F>* scratch, const uint32_t* unique,
-                                 const uint32_t* big, uint32_t nb, XyzzPoint<F>* buckets) {
-  for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < nb; i += gridDim.x * blockDim.x)
-    XyzzPoint<F>::load(scratch + size_t(i) * kBigThreads).store(buckets + unique[big[i]]);
+__global__ void chunk_sum_kernel(const XyzzPoint<F>* partial, const uint32_t* unique,
+                                 const uint32_t* big, const uint32_t* chunks,
+                                 const uint32_t* chunk_off, uint32_t nb, XyzzPoint<F>* buckets) {
+  for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < nb; i += gridDim.x * blockDim.x) {
+    XyzzPoint<F> acc = XyzzPoint<F>::infinity();
+    for (uint32_t q = chunk_off[i]; q < chunk_off[i] + chunks[i]; ++q)
+      acc += XyzzPoint<F>::load(partial + q);
+    acc.store(buckets + unique[big[i]]);
+  }
 }
 
 // k·p for a small public k (double-and-add from the top bit).
@@ -450,6 +463,8 @@ typename C::Jacobian msm(DevicePool& pool, const DeviceBases<C>& bases, const vo
     // ---- the tail: Pippenger -------------------------------------------------------------------
     std::vector<uint64_t> win_host;
     unsigned c = 0, W = 0;
+    // Declared out here: they go back to the pool only after the stream is synchronised below.
+    DeviceBlock dig, bk, bigb, part, wb;
     if (m) {
       c = opt.window_bits ? opt.window_bits : choose_window_bits(m);
       W = windows_for(c);
@@ -472,7 +487,7 @@ typename C::Jacobian msm(DevicePool& pool, const DeviceBases<C>& bases, const vo
       const size_t tmp_bytes = std::max({sort_tmp, rle_tmp, off_tmp});
       const size_t dig_bytes = 4 * carve_size(items, 4) + carve_size(tmp_bytes, 1) +
                                3 * carve_size(max_runs, 4) + carve_size(1, 4);
-      DeviceBlock dig = pool.allocate(dig_bytes, mem::Tag::gpu);
+      dig = pool.allocate(dig_bytes, mem::Tag::gpu);
       off = 0;
       uint32_t* k0 = carve<uint32_t>(dig, off, items);
       uint32_t* k1 = carve<uint32_t>(dig, off, items);
@@ -494,43 +509,56 @@ typename C::Jacobian msm(DevicePool& pool, const DeviceBases<C>& bases, const vo
       SPLITPROVE_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(t2, off_tmp, cnt, offs, int(max_runs), s));
       ev.mark(3, s);
 
-      DeviceBlock bk = pool.allocate(size_t(W) * per_window * sizeof(Xyzz), mem::Tag::gpu);
+      bk = pool.allocate(size_t(W) * per_window * sizeof(Xyzz), mem::Tag::gpu);
       Xyzz* buckets = bk.as<Xyzz>();
       SPLITPROVE_CUDA_CHECK(
           cudaMemsetAsync(buckets, 0, size_t(W) * per_window * sizeof(Xyzz), s));  // ZZ = 0: inf
       // A run is "big" above 4x the mean bucket (and at least 64 entries): Poisson-sized buckets of
-      // random scalars never are; skewed ones go one block per run instead of one thread.
+      // random scalars rarely are; skewed ones (and a top window with few buckets) are cut into
+      // chunks of `cap` entries, one thread each, whose partial sums are added per bucket.
       const uint32_t cap =
           std::max<uint32_t>(64, uint32_t(std::min<size_t>(4 * items / (size_t(W) * per_window),
                                                            size_t(1) << 30)));
       bucket_kernel<F><<<grid_for(max_runs, 128), 128, 0, s>>>(pts, uniq, cnt, offs, nruns,
                                                                 vals.Current(), cap, buckets);
       SPLITPROVE_CUDA_CHECK_LAUNCH();
-      // The big runs' indices (one word per possible bucket) and their count.
-      DeviceBlock bigb = pool.allocate(carve_size(max_runs, 4) + carve_size(1, 4), mem::Tag::gpu);
+      // The big runs: their indices, chunk counts and chunk offsets (exclusive sums).
+      size_t big_tmp = 0;
+      SPLITPROVE_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, big_tmp, (uint32_t*)nullptr,
+                                                          (uint32_t*)nullptr, int(max_runs), s));
+      bigb = pool.allocate(
+          3 * carve_size(max_runs, 4) + carve_size(1, 4) + carve_size(big_tmp, 1), mem::Tag::gpu);
       size_t boff = 0;
       uint32_t* big = carve<uint32_t>(bigb, boff, max_runs);
+      uint32_t* chunks = carve<uint32_t>(bigb, boff, max_runs);
+      uint32_t* chunk_off = carve<uint32_t>(bigb, boff, max_runs);
       uint32_t* nbig = carve<uint32_t>(bigb, boff, 1);
+      void* btmp = carve<char>(bigb, boff, big_tmp);
       SPLITPROVE_CUDA_CHECK(cudaMemsetAsync(nbig, 0, 4, s));
-      find_big_kernel<<<grid_for(max_runs, 256), 256, 0, s>>>(uniq, cnt, nruns, cap, big, nbig);
+      find_big_kernel<<<grid_for(max_runs, 256), 256, 0, s>>>(uniq, cnt, nruns, cap, big, chunks,
+                                                              nbig);
       SPLITPROVE_CUDA_CHECK_LAUNCH();
       uint32_t nb = 0;
       SPLITPROVE_CUDA_CHECK(cudaMemcpyAsync(&nb, nbig, 4, cudaMemcpyDeviceToHost, s));
       SPLITPROVE_CUDA_CHECK(cudaStreamSynchronize(s));
       st.big_runs = nb;
-      constexpr uint32_t kBigBatch = 4096;  // scratch: 4096·256 points (200 MB G1, 400 MB G2)
-      DeviceBlock scr;
-      if (nb)
-        scr = pool.allocate(size_t(std::min(nb, kBigBatch)) * kBigThreads * sizeof(Xyzz),
-                            mem::Tag::gpu);
-      for (uint32_t first = 0; first < nb; first += kBigBatch) {
-        const uint32_t cnt_b = std::min(kBigBatch, nb - first);
-        big_bucket_kernel<F><<<cnt_b, kBigThreads, 0, s>>>(pts, cnt, offs, vals.Current(),
-                                                            big + first, scr.as<Xyzz>());
+      if (nb) {
+        SPLITPROVE_CUDA_CHECK(
+            cub::DeviceScan::ExclusiveSum(btmp, big_tmp, chunks, chunk_off, int(nb), s));
+        uint32_t last[2] = {0, 0};
+        SPLITPROVE_CUDA_CHECK(
+            cudaMemcpyAsync(&last[0], chunk_off + nb - 1, 4, cudaMemcpyDeviceToHost, s));
+        SPLITPROVE_CUDA_CHECK(
+            cudaMemcpyAsync(&last[1], chunks + nb - 1, 4, cudaMemcpyDeviceToHost, s));
+        SPLITPROVE_CUDA_CHECK(cudaStreamSynchronize(s));
+        const uint32_t total = last[0] + last[1];
+        part = pool.allocate(size_t(total) * sizeof(Xyzz), mem::Tag::gpu);
+        chunk_kernel<F><<<grid_for(total, 128), 128, 0, s>>>(pts, cnt, offs, vals.Current(), big,
+                                                              chunk_off, nb, total, cap,
+                                                              part.as<Xyzz>());
         SPLITPROVE_CUDA_CHECK_LAUNCH();
-        reduce_segments<F>(scr.as<Xyzz>(), cnt_b, kBigThreads, s);
-        big_store_kernel<F><<<grid_for(cnt_b, 128), 128, 0, s>>>(scr.as<Xyzz>(), uniq, big + first,
-                                                                  cnt_b, buckets);
+        chunk_sum_kernel<F><<<grid_for(nb, 128), 128, 0, s>>>(part.as<Xyzz>(), uniq, big, chunks,
+                                                              chunk_off, nb, buckets);
         SPLITPROVE_CUDA_CHECK_LAUNCH();
       }
       ev.mark(4, s);
@@ -539,7 +567,7 @@ typename C::Jacobian msm(DevicePool& pool, const DeviceBases<C>& bases, const vo
       uint32_t len = per_window;
       while (len > 16 && size_t(W) * (per_window / len) < (size_t(1) << 15)) len /= 2;
       const uint32_t segs = per_window / len;
-      DeviceBlock wb = pool.allocate(size_t(W) * segs * sizeof(Xyzz), mem::Tag::gpu);
+      wb = pool.allocate(size_t(W) * segs * sizeof(Xyzz), mem::Tag::gpu);
       Xyzz* wsum = wb.as<Xyzz>();
       window_kernel<F><<<grid_for(size_t(W) * segs, 64), 64, 0, s>>>(buckets, per_window, len,
                                                                      W * segs, wsum);

@@ -111,7 +111,7 @@ TYPED_TEST(GpuMsm, SplitEqualsUnsplit) {
 }
 
 // 14-bit windows leave the top window 3 bits (255 = 18·14 + 3): a few buckets hold thousands of
-// points each, which go one block per bucket (the big-run path), as do the -1s of a skewed mix.
+// points each, which are cut into chunks (the big-run path), as are the -1s of a skewed mix.
 TYPED_TEST(GpuMsm, SkewedBucketsTakeTheBigRunPath) {
   SPLITPROVE_REQUIRE_GPU();
   using C = TypeParam;
