@@ -7,12 +7,11 @@
 //   buckets  W·2^(c-1) XYZZ points, runs (unique key, count, offset: 12 B per bucket + 1)
 //   reduce   W·S segment sums, G ones partials
 // m = number of tail scalars, W windows of c bits, S segments per window.
+#include <algorithm>
+#include <cstring>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_run_length_encode.cuh>
 #include <cub/device/device_scan.cuh>
-
-#include <algorithm>
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -130,8 +129,8 @@ __global__ void __launch_bounds__(kOnesThreads)
 
 // Signed c-bit digits of the tail scalars: key (window << (c-1)) | (|d| - 1), value
 // (index << 1) | (d < 0); a zero digit gets the sentinel key, which sorts after every real key.
-__global__ void digits_kernel(const DFr* s, bool mont, const uint32_t* tail, uint32_t m,
-                              unsigned c, unsigned windows, uint32_t* keys, uint32_t* vals) {
+__global__ void digits_kernel(const DFr* s, bool mont, const uint32_t* tail, uint32_t m, unsigned c,
+                              unsigned windows, uint32_t* keys, uint32_t* vals) {
   const uint32_t half = 1u << (c - 1);
   const uint64_t mask = (uint64_t(1) << c) - 1;
   for (uint32_t t = blockIdx.x * blockDim.x + threadIdx.x; t < m; t += gridDim.x * blockDim.x) {
@@ -166,8 +165,7 @@ __global__ void bucket_kernel(const AffinePoint<F>* bases, const uint32_t* uniqu
                               const uint32_t* num_runs, const uint32_t* vals, uint32_t cap,
                               XyzzPoint<F>* buckets) {
   const uint32_t runs = *num_runs;
-  for (uint32_t r = blockIdx.x * blockDim.x + threadIdx.x; r < runs;
-       r += gridDim.x * blockDim.x) {
+  for (uint32_t r = blockIdx.x * blockDim.x + threadIdx.x; r < runs; r += gridDim.x * blockDim.x) {
     const uint32_t key = unique[r], count = counts[r];
     if (key == kSentinel || count > cap) continue;
     XyzzPoint<F> acc = XyzzPoint<F>::infinity();
@@ -188,8 +186,7 @@ __global__ void find_big_kernel(const uint32_t* unique, const uint32_t* counts,
                                 const uint32_t* num_runs, uint32_t cap, uint32_t* big,
                                 uint32_t* chunks, uint32_t* nbig) {
   const uint32_t runs = *num_runs;
-  for (uint32_t r = blockIdx.x * blockDim.x + threadIdx.x; r < runs;
-       r += gridDim.x * blockDim.x)
+  for (uint32_t r = blockIdx.x * blockDim.x + threadIdx.x; r < runs; r += gridDim.x * blockDim.x)
     if (unique[r] != kSentinel && counts[r] > cap) {
       const uint32_t i = atomicAdd(nbig, 1u);
       big[i] = r;
@@ -204,8 +201,7 @@ __global__ void chunk_kernel(const AffinePoint<F>* bases, const uint32_t* counts
                              const uint32_t* offsets, const uint32_t* vals, const uint32_t* big,
                              const uint32_t* chunk_off, uint32_t nb, uint32_t total, uint32_t cap,
                              XyzzPoint<F>* partial) {
-  for (uint32_t q = blockIdx.x * blockDim.x + threadIdx.x; q < total;
-       q += gridDim.x * blockDim.x) {
+  for (uint32_t q = blockIdx.x * blockDim.x + threadIdx.x; q < total; q += gridDim.x * blockDim.x) {
     uint32_t lo = 0, hi = nb;  // the last i with chunk_off[i] <= q
     while (hi - lo > 1) {
       const uint32_t mid = (lo + hi) / 2;
@@ -291,8 +287,8 @@ template <class F>
 void reduce_segments(XyzzPoint<F>* a, uint32_t segs, uint32_t len, cudaStream_t s) {
   for (uint32_t cur = len; cur > 1;) {
     const uint32_t half = (cur + 1) / 2;
-    halve_kernel<F><<<grid_for(size_t(segs) * (cur - half), 128), 128, 0, s>>>(a, segs, len, cur,
-                                                                              half);
+    halve_kernel<F>
+        <<<grid_for(size_t(segs) * (cur - half), 128), 128, 0, s>>>(a, segs, len, cur, half);
     SPLITPROVE_CUDA_CHECK_LAUNCH();
     cur = half;
   }
@@ -411,8 +407,8 @@ typename C::Jacobian msm(DevicePool& pool, const DeviceBases<C>& bases, const vo
     size_t scan_tmp = 0;
     SPLITPROVE_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan_tmp, (uint32_t*)nullptr,
                                                         (uint32_t*)nullptr, int(n32), s));
-    const size_t cls_bytes = 3 * carve_size(n, 4) + carve_size(words, 4) + carve_size(4, 8) +
-                             carve_size(scan_tmp, 1);
+    const size_t cls_bytes =
+        3 * carve_size(n, 4) + carve_size(words, 4) + carve_size(4, 8) + carve_size(scan_tmp, 1);
     DeviceBlock cls = pool.allocate(cls_bytes, mem::Tag::gpu);
     size_t off = 0;
     uint32_t* flags = carve<uint32_t>(cls, off, n);
@@ -432,10 +428,8 @@ typename C::Jacobian msm(DevicePool& pool, const DeviceBases<C>& bases, const vo
     unsigned long long got[4];
     uint32_t last_pos = 0, last_flag = 0;
     SPLITPROVE_CUDA_CHECK(cudaMemcpyAsync(got, ctr, sizeof got, cudaMemcpyDeviceToHost, s));
-    SPLITPROVE_CUDA_CHECK(
-        cudaMemcpyAsync(&last_pos, pos + n - 1, 4, cudaMemcpyDeviceToHost, s));
-    SPLITPROVE_CUDA_CHECK(
-        cudaMemcpyAsync(&last_flag, flags + n - 1, 4, cudaMemcpyDeviceToHost, s));
+    SPLITPROVE_CUDA_CHECK(cudaMemcpyAsync(&last_pos, pos + n - 1, 4, cudaMemcpyDeviceToHost, s));
+    SPLITPROVE_CUDA_CHECK(cudaMemcpyAsync(&last_flag, flags + n - 1, 4, cudaMemcpyDeviceToHost, s));
     SPLITPROVE_CUDA_CHECK(cudaStreamSynchronize(s));
     if (got[2] < n)
       throw Error("scalar[" + std::to_string(got[2]) + "] is not < r (not a reduced " +
@@ -477,8 +471,8 @@ typename C::Jacobian msm(DevicePool& pool, const DeviceBases<C>& bases, const vo
       const int key_bits = int(32 - __builtin_clz(W)) + int(c - 1);
       size_t sort_tmp = 0, rle_tmp = 0, off_tmp = 0;
       cub::DoubleBuffer<uint32_t> dk(nullptr, nullptr), dv(nullptr, nullptr);
-      SPLITPROVE_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, sort_tmp, dk, dv, int(items),
-                                                            0, key_bits, s));
+      SPLITPROVE_CUDA_CHECK(
+          cub::DeviceRadixSort::SortPairs(nullptr, sort_tmp, dk, dv, int(items), 0, key_bits, s));
       SPLITPROVE_CUDA_CHECK(cub::DeviceRunLengthEncode::Encode(
           nullptr, rle_tmp, (uint32_t*)nullptr, (uint32_t*)nullptr, (uint32_t*)nullptr,
           (uint32_t*)nullptr, int(items), s));
@@ -501,12 +495,13 @@ typename C::Jacobian msm(DevicePool& pool, const DeviceBases<C>& bases, const vo
       digits_kernel<<<grid_for(m, 256), 256, 0, s>>>(sc, mont, tail, m, c, W, k0, v0);
       SPLITPROVE_CUDA_CHECK_LAUNCH();
       cub::DoubleBuffer<uint32_t> keys(k0, k1), vals(v0, v1);
-      SPLITPROVE_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(t2, sort_tmp, keys, vals, int(items),
-                                                            0, key_bits, s));
+      SPLITPROVE_CUDA_CHECK(
+          cub::DeviceRadixSort::SortPairs(t2, sort_tmp, keys, vals, int(items), 0, key_bits, s));
       SPLITPROVE_CUDA_CHECK(cudaMemsetAsync(cnt, 0, size_t(max_runs) * 4, s));
-      SPLITPROVE_CUDA_CHECK(cub::DeviceRunLengthEncode::Encode(
-          t2, rle_tmp, keys.Current(), uniq, cnt, nruns, int(items), s));
-      SPLITPROVE_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(t2, off_tmp, cnt, offs, int(max_runs), s));
+      SPLITPROVE_CUDA_CHECK(cub::DeviceRunLengthEncode::Encode(t2, rle_tmp, keys.Current(), uniq,
+                                                               cnt, nruns, int(items), s));
+      SPLITPROVE_CUDA_CHECK(
+          cub::DeviceScan::ExclusiveSum(t2, off_tmp, cnt, offs, int(max_runs), s));
       ev.mark(3, s);
 
       bk = pool.allocate(size_t(W) * per_window * sizeof(Xyzz), mem::Tag::gpu);
@@ -516,18 +511,17 @@ typename C::Jacobian msm(DevicePool& pool, const DeviceBases<C>& bases, const vo
       // A run is "big" above 4x the mean bucket (and at least 64 entries): Poisson-sized buckets of
       // random scalars rarely are; skewed ones (and a top window with few buckets) are cut into
       // chunks of `cap` entries, one thread each, whose partial sums are added per bucket.
-      const uint32_t cap =
-          std::max<uint32_t>(64, uint32_t(std::min<size_t>(4 * items / (size_t(W) * per_window),
-                                                           size_t(1) << 30)));
+      const uint32_t cap = std::max<uint32_t>(
+          64, uint32_t(std::min<size_t>(4 * items / (size_t(W) * per_window), size_t(1) << 30)));
       bucket_kernel<F><<<grid_for(max_runs, 128), 128, 0, s>>>(pts, uniq, cnt, offs, nruns,
-                                                                vals.Current(), cap, buckets);
+                                                               vals.Current(), cap, buckets);
       SPLITPROVE_CUDA_CHECK_LAUNCH();
       // The big runs: their indices, chunk counts and chunk offsets (exclusive sums).
       size_t big_tmp = 0;
       SPLITPROVE_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, big_tmp, (uint32_t*)nullptr,
                                                           (uint32_t*)nullptr, int(max_runs), s));
-      bigb = pool.allocate(
-          3 * carve_size(max_runs, 4) + carve_size(1, 4) + carve_size(big_tmp, 1), mem::Tag::gpu);
+      bigb = pool.allocate(3 * carve_size(max_runs, 4) + carve_size(1, 4) + carve_size(big_tmp, 1),
+                           mem::Tag::gpu);
       size_t boff = 0;
       uint32_t* big = carve<uint32_t>(bigb, boff, max_runs);
       uint32_t* chunks = carve<uint32_t>(bigb, boff, max_runs);
@@ -553,9 +547,8 @@ typename C::Jacobian msm(DevicePool& pool, const DeviceBases<C>& bases, const vo
         SPLITPROVE_CUDA_CHECK(cudaStreamSynchronize(s));
         const uint32_t total = last[0] + last[1];
         part = pool.allocate(size_t(total) * sizeof(Xyzz), mem::Tag::gpu);
-        chunk_kernel<F><<<grid_for(total, 128), 128, 0, s>>>(pts, cnt, offs, vals.Current(), big,
-                                                              chunk_off, nb, total, cap,
-                                                              part.as<Xyzz>());
+        chunk_kernel<F><<<grid_for(total, 128), 128, 0, s>>>(
+            pts, cnt, offs, vals.Current(), big, chunk_off, nb, total, cap, part.as<Xyzz>());
         SPLITPROVE_CUDA_CHECK_LAUNCH();
         chunk_sum_kernel<F><<<grid_for(nb, 128), 128, 0, s>>>(part.as<Xyzz>(), uniq, big, chunks,
                                                               chunk_off, nb, buckets);
@@ -569,8 +562,8 @@ typename C::Jacobian msm(DevicePool& pool, const DeviceBases<C>& bases, const vo
       const uint32_t segs = per_window / len;
       wb = pool.allocate(size_t(W) * segs * sizeof(Xyzz), mem::Tag::gpu);
       Xyzz* wsum = wb.as<Xyzz>();
-      window_kernel<F><<<grid_for(size_t(W) * segs, 64), 64, 0, s>>>(buckets, per_window, len,
-                                                                     W * segs, wsum);
+      window_kernel<F>
+          <<<grid_for(size_t(W) * segs, 64), 64, 0, s>>>(buckets, per_window, len, W * segs, wsum);
       SPLITPROVE_CUDA_CHECK_LAUNCH();
       reduce_segments<F>(wsum, W, segs, s);
       ev.mark(5, s);
@@ -581,8 +574,8 @@ typename C::Jacobian msm(DevicePool& pool, const DeviceBases<C>& bases, const vo
     }
     std::vector<uint64_t> ones_host(kLimbs);
     if (ones)
-      SPLITPROVE_CUDA_CHECK(cudaMemcpyAsync(ones_host.data(), ones, sizeof(Xyzz),
-                                            cudaMemcpyDeviceToHost, s));
+      SPLITPROVE_CUDA_CHECK(
+          cudaMemcpyAsync(ones_host.data(), ones, sizeof(Xyzz), cudaMemcpyDeviceToHost, s));
     SPLITPROVE_CUDA_CHECK(cudaStreamSynchronize(s));  // before the blocks go back to the pool
 
     // ---- combine on the host: Horner over the windows, then the ones -------------------------
@@ -616,11 +609,11 @@ typename C::Jacobian msm_host(DevicePool& pool, std::span<const typename C::Affi
   return msm<C>(pool, db, sc.get(), scalars.size(), ScalarForm::montgomery, opt, stats, nullptr);
 }
 
-#define SPLITPROVE_CUDA_MSM_INSTANTIATE(C)                                                       \
-  template class DeviceBases<C>;                                                                 \
-  template C::Jacobian msm<C>(DevicePool&, const DeviceBases<C>&, const void*, size_t,           \
-                              ScalarForm, const MsmOptions&, MsmStats*, CUstream_st*);           \
-  template C::Jacobian msm_host<C>(DevicePool&, std::span<const C::Affine>,                      \
+#define SPLITPROVE_CUDA_MSM_INSTANTIATE(C)                                                         \
+  template class DeviceBases<C>;                                                                   \
+  template C::Jacobian msm<C>(DevicePool&, const DeviceBases<C>&, const void*, size_t, ScalarForm, \
+                              const MsmOptions&, MsmStats*, CUstream_st*);                         \
+  template C::Jacobian msm_host<C>(DevicePool&, std::span<const C::Affine>,                        \
                                    std::span<const C::Fr>, const MsmOptions&, MsmStats*);
 
 }  // namespace splitprove::cuda

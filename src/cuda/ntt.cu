@@ -25,7 +25,7 @@ static_assert(sizeof(HostFr) == sizeof(DFr), "host and device Fr share a layout"
 
 namespace {
 
-constexpr unsigned kTileLog = 10;      // 1024 elements = 32 KiB of shared memory per block
+constexpr unsigned kTileLog = 10;  // 1024 elements = 32 KiB of shared memory per block
 constexpr unsigned kMaxUpperStages = kTileLog - 3;  // upper passes keep L >= 8
 constexpr unsigned kScaleLoBits = 14;  // factor(idx) = lo[idx mod 2^14] · hi[idx >> 14], idx < 2^28
 constexpr uint32_t kScaleTable = 1u << kScaleLoBits;
@@ -33,7 +33,7 @@ constexpr uint32_t kScaleTable = 1u << kScaleLoBits;
 struct ScaleDev {
   const DFr* lo = nullptr;  // null: no scaling
   const DFr* hi = nullptr;
-  unsigned bitrev = 0;      // position p holds index bitrev(p)
+  unsigned bitrev = 0;  // position p holds index bitrev(p)
 };
 
 __device__ __forceinline__ uint32_t brev(uint32_t x, unsigned log_n) {
@@ -47,8 +47,8 @@ __device__ __forceinline__ DFr scale_factor(const ScaleDev& s, uint32_t x, unsig
 
 template <bool kDit>
 __global__ void __launch_bounds__(256)
-    ntt_pass(DFr* data, const DFr* tw, unsigned log_n, unsigned e_lo, unsigned r,
-             unsigned log_tile, ScaleDev pre, ScaleDev post) {
+    ntt_pass(DFr* data, const DFr* tw, unsigned log_n, unsigned e_lo, unsigned r, unsigned log_tile,
+             ScaleDev pre, ScaleDev post) {
   __shared__ uint4 smem[(1u << kTileLog) * sizeof(DFr) / sizeof(uint4)];
   DFr* tile = reinterpret_cast<DFr*>(smem);
   const unsigned log_l = min(e_lo, log_tile - r);
@@ -121,8 +121,7 @@ __global__ void bitrev_kernel(DFr* d, unsigned log_n) {
 
 // tw[half + j] = w^j for j < half, from p0[j mod 2^10]·p1[(j >> 10) mod 2^10]·p2[j >> 20].
 __global__ void twiddle_top_kernel(DFr* tw, uint32_t half, const DFr* p) {
-  for (uint32_t j = blockIdx.x * blockDim.x + threadIdx.x; j < half;
-       j += gridDim.x * blockDim.x)
+  for (uint32_t j = blockIdx.x * blockDim.x + threadIdx.x; j < half; j += gridDim.x * blockDim.x)
     (DFr::load(p + (j & 1023)) * DFr::load(p + 1024 + ((j >> 10) & 1023)) *
      DFr::load(p + 2048 + (j >> 20)))
         .store(tw + half + j);
@@ -188,8 +187,8 @@ FrNtt::FrNtt(DevicePool& pool, unsigned log_size) : pool_(pool), k_(log_size) {
         p[i] = a, p[1024 + i] = b, p[2048 + i] = c;
         a *= w, b *= w10, c *= w20;
       }
-      SPLITPROVE_CUDA_CHECK(cudaMemcpy(pw.get(), p.data(), p.size() * sizeof(HostFr),
-                                       cudaMemcpyHostToDevice));
+      SPLITPROVE_CUDA_CHECK(
+          cudaMemcpy(pw.get(), p.data(), p.size() * sizeof(HostFr), cudaMemcpyHostToDevice));
       DFr* tw = (dir == 0 ? tw_fwd_ : tw_inv_).as<DFr>();
       twiddle_top_kernel<<<grid_for(half, 256), 256>>>(tw, half, pw.get());
       SPLITPROVE_CUDA_CHECK_LAUNCH();

@@ -1,8 +1,9 @@
 #pragma once
 // Number-theoretic transforms over BLS12-381 Fr on the GPU, and the Groth16 H step built on them.
-// The same transforms and conventions as poly::Domain (src/poly/domain.hpp): ω = Fr::root_of_unity(k),
-// the forward transform maps coefficients to evaluations at ω^i, the inverse includes 1/n, a coset
-// transform with shift g evaluates at g·ω^i, and poly::Order names the input and output orders.
+// The same transforms and conventions as poly::Domain (src/poly/domain.hpp): ω =
+// Fr::root_of_unity(k), the forward transform maps coefficients to evaluations at ω^i, the inverse
+// includes 1/n, a coset transform with shift g evaluates at g·ω^i, and poly::Order names the input
+// and output orders.
 //
 // How (ntt.cu): radix-2 butterflies, grouped so that one kernel runs up to 10 consecutive stages on
 // a tile of 1024 elements in shared memory (3 passes over the data at 2^24, 4 at 2^26). Forward and
@@ -60,7 +61,7 @@ class FrNtt {
   DevicePool& pool_;
   unsigned k_;
   DeviceBlock tw_fwd_, tw_inv_;  // tw[h + j] = ω_2h^j (or its inverse), h = 2^e < n, j < h
-  DeviceBlock odd_tables_;      // the odd-coset post-scale of the inverse: n^-1·shift^j
+  DeviceBlock odd_tables_;       // the odd-coset post-scale of the inverse: n^-1·shift^j
   Fr n_inv_;
 };
 

@@ -33,8 +33,10 @@ class DeviceBlock {
  public:
   DeviceBlock() = default;
   DeviceBlock(DeviceBlock&& o) noexcept
-      : pool_(std::exchange(o.pool_, nullptr)), ptr_(std::exchange(o.ptr_, nullptr)),
-        bytes_(std::exchange(o.bytes_, 0)), res_(std::move(o.res_)) {}
+      : pool_(std::exchange(o.pool_, nullptr)),
+        ptr_(std::exchange(o.ptr_, nullptr)),
+        bytes_(std::exchange(o.bytes_, 0)),
+        res_(std::move(o.res_)) {}
   DeviceBlock& operator=(DeviceBlock&& o) noexcept {
     if (this != &o) {
       reset();

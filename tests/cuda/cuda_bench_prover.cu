@@ -120,9 +120,8 @@ DeviceBases<C> make_bases(DevicePool& pool, size_t n) {
   DeviceBuffer<uint64_t> dpm2(6);
   SPLITPROVE_CUDA_CHECK(cudaMemcpy(dpm2.get(), pm2.data(), 48, cudaMemcpyHostToDevice));
   DeviceBlock blk = pool.allocate(n * DeviceBases<C>::kPointBytes, mem::Tag::srs);
-  fill_bases<F><<<grid_for(n, 128), 128>>>(blk.as<AffinePoint<F>>(), n,
-                                            static_cast<const AffinePoint<F>*>(tab.get()),
-                                            dpm2.get());
+  fill_bases<F><<<grid_for(n, 128), 128>>>(
+      blk.as<AffinePoint<F>>(), n, static_cast<const AffinePoint<F>*>(tab.get()), dpm2.get());
   SPLITPROVE_CUDA_CHECK_LAUNCH();
   SPLITPROVE_CUDA_CHECK(cudaDeviceSynchronize());
   return DeviceBases<C>(std::move(blk), n);
@@ -162,8 +161,8 @@ float wall_ms(Fn&& f, int reps) {
   for (int i = 0; i < reps; ++i) {
     const auto t0 = std::chrono::steady_clock::now();
     f();
-    t.push_back(std::chrono::duration<float, std::milli>(std::chrono::steady_clock::now() - t0)
-                    .count());
+    t.push_back(
+        std::chrono::duration<float, std::milli>(std::chrono::steady_clock::now() - t0).count());
   }
   return median(t);
 }
@@ -171,10 +170,21 @@ float wall_ms(Fn&& f, int reps) {
 constexpr double kCopyGBs = 4100, kFrGmul = 57.2, kG1Gmadd = 2.44;
 
 // sppark on the same H200 (issue 6), ms; 0: not measured.
-double sppark_g1(unsigned k) { return k == 20 ? 20.95 : k == 22 ? 53.57 : k == 24 ? 154.3 : k == 26 ? 556.3 : 0; }
+double sppark_g1(unsigned k) {
+  return k == 20 ? 20.95 : k == 22 ? 53.57 : k == 24 ? 154.3 : k == 26 ? 556.3 : 0;
+}
 double sppark_g2(unsigned k) { return k == 20 ? 47.87 : k == 22 ? 138.4 : 0; }
-double sppark_ntt(unsigned k) { return k == 20 ? 0.274 : k == 22 ? 1.119 : k == 24 ? 4.733 : k == 26 ? 23.78 : k == 27 ? 44.34 : 0; }
-double supra_h(unsigned k) { return k == 20 ? 2.10 : k == 22 ? 8.43 : k == 24 ? 35.4 : k == 26 ? 170.7 : k == 27 ? 330.4 : 0; }
+double sppark_ntt(unsigned k) {
+  return k == 20   ? 0.274
+         : k == 22 ? 1.119
+         : k == 24 ? 4.733
+         : k == 26 ? 23.78
+         : k == 27 ? 44.34
+                   : 0;
+}
+double supra_h(unsigned k) {
+  return k == 20 ? 2.10 : k == 22 ? 8.43 : k == 24 ? 35.4 : k == 26 ? 170.7 : k == 27 ? 330.4 : 0;
+}
 
 void ratio(double ours, double peer) {
   if (peer > 0) std::printf("  (%.2fx the peer's %.3f ms)", ours / peer, peer);
@@ -185,11 +195,12 @@ template <class C>
 void print_msm(const char* name, unsigned k, const char* mix, float ms, const MsmStats& st,
                double peer) {
   const double madds = double(st.windows) * double(st.tail);
-  std::printf("%s 2^%u %-7s %9.2f ms  zeros %zu ones %zu tail %zu  c=%u W=%u  ~%.0fM madd (%.2f "
-              "Gmadd/s) big %zu  phases: class %.2f ones %.2f sort %.2f buckets %.2f windows %.2f",
-              name, k, mix, ms, st.zeros, st.ones, st.tail, st.window_bits, st.windows,
-              madds / 1e6, madds / (ms / 1e3) / 1e9, st.big_runs, st.ms_classify, st.ms_ones, st.ms_sort,
-              st.ms_buckets, st.ms_windows);
+  std::printf(
+      "%s 2^%u %-7s %9.2f ms  zeros %zu ones %zu tail %zu  c=%u W=%u  ~%.0fM madd (%.2f "
+      "Gmadd/s) big %zu  phases: class %.2f ones %.2f sort %.2f buckets %.2f windows %.2f",
+      name, k, mix, ms, st.zeros, st.ones, st.tail, st.window_bits, st.windows, madds / 1e6,
+      madds / (ms / 1e3) / 1e9, st.big_runs, st.ms_classify, st.ms_ones, st.ms_sort, st.ms_buckets,
+      st.ms_windows);
   ratio(ms, peer);
   std::printf("RESULT %s log2_n=%u mix=%s ms=%.3f c=%u tail=%zu\n", name, k, mix, ms,
               st.window_bits, st.tail);
@@ -225,17 +236,18 @@ int main(int argc, char** argv) {
           const float nr = event_ms([&] { ntt.ntt(a, poly::Order::NR, s); }, reps, s);
           const float nn = event_ms([&] { ntt.ntt(a, poly::Order::NN, s); }, reps, s);
           const float inr = event_ms([&] { ntt.intt(a, poly::Order::NR, s); }, reps, s);
-          std::printf("ntt 2^%u  fwd NR %.3f ms  fwd NN %.3f ms  inv NR %.3f ms  | %u passes, %.2f "
-                      "GB moved, %.0fM mul: floor %.3f ms, NR at %.0f GB/s %.1f Gmul/s",
-                      k, nr, nn, inr, passes, bytes / 1e9, muls / 1e6, floor_ms,
-                      bytes / (nr / 1e3) / 1e9, muls / (nr / 1e3) / 1e9);
+          std::printf(
+              "ntt 2^%u  fwd NR %.3f ms  fwd NN %.3f ms  inv NR %.3f ms  | %u passes, %.2f "
+              "GB moved, %.0fM mul: floor %.3f ms, NR at %.0f GB/s %.1f Gmul/s",
+              k, nr, nn, inr, passes, bytes / 1e9, muls / 1e6, floor_ms, bytes / (nr / 1e3) / 1e9,
+              muls / (nr / 1e3) / 1e9);
           ratio(nn, sppark_ntt(k));
           std::printf("RESULT ntt log2_n=%u nr_ms=%.4f nn_ms=%.4f inv_nr_ms=%.4f\n", k, nr, nn,
                       inr);
         }
         if (want("h")) {
-          const float h = event_ms(
-              [&] { ntt.ab_minus_c_on_odd_coset(a, a + n, a + 2 * n, s); }, reps, s);
+          const float h =
+              event_ms([&] { ntt.ab_minus_c_on_odd_coset(a, a + n, a + 2 * n, s); }, reps, s);
           std::printf("h   2^%u  %.3f ms  | 6 NTTs + a*b-c: floor %.3f ms", k, h,
                       6 * floor_ms + 4.0 * n * 32 / (kCopyGBs * 1e9) * 1e3);
           ratio(h, supra_h(k));
@@ -319,9 +331,10 @@ int main(int argc, char** argv) {
         once();
         tot.push_back(t_h + t_hm + t_g1 + t_g2);
       }
-      std::printf("part 2^24 witness 40/35/25: total %.1f ms (last: H %.1f, H MSM %.1f, 3 G1 MSMs "
-                  "%.1f, G2 MSM %.1f) against the 500 ms goal\n",
-                  median(tot), t_h, t_hm, t_g1, t_g2);
+      std::printf(
+          "part 2^24 witness 40/35/25: total %.1f ms (last: H %.1f, H MSM %.1f, 3 G1 MSMs "
+          "%.1f, G2 MSM %.1f) against the 500 ms goal\n",
+          median(tot), t_h, t_hm, t_g1, t_g2);
       std::printf("RESULT part log2_n=24 ms=%.2f\n", median(tot));
     }
     std::printf("device budget peak %.2f GiB, pool mallocs %zu\n",

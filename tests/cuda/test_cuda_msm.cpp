@@ -71,8 +71,7 @@ void expect_matches_cpu(size_t n, Mix mix, const MsmOptions& opt, uint64_t seed,
   MsmStats st;
   const auto got = msm_host<C>(test_pool(), bases, sc, opt, &st);
   const auto want = msm::msm<C>(bases, sc);
-  EXPECT_TRUE(got == want) << what << ": n=" << n << " mix " << int(mix) << " c="
-                           << st.window_bits;
+  EXPECT_TRUE(got == want) << what << ": n=" << n << " mix " << int(mix) << " c=" << st.window_bits;
   size_t zeros = 0, ones = 0;
   for (const auto& x : sc) zeros += x.is_zero(), ones += x.is_one();
   EXPECT_EQ(st.n, n);
@@ -141,9 +140,9 @@ TYPED_TEST(GpuMsm, AllZeroAllOneAndEmpty) {
   auto sum = C::Jacobian::identity();
   for (const auto& p : bases) sum += p;
   EXPECT_TRUE(msm_host<C>(test_pool(), bases, ones) == sum);
-  EXPECT_TRUE(msm_host<C>(test_pool(), std::span<const typename C::Affine>{},
-                          std::span<const HFr>{})
-                  .is_identity());
+  EXPECT_TRUE(
+      msm_host<C>(test_pool(), std::span<const typename C::Affine>{}, std::span<const HFr>{})
+          .is_identity());
 }
 
 // Σ (i·G)·m over i = 1..n is m·n(n+1)/2·G: every scalar equal, so every digit lands in one bucket
@@ -176,8 +175,7 @@ TEST(GpuMsmG1, CanonicalScalarsAndRejectsUnreduced) {
   DeviceBases<C> db(test_pool(), bases);
   DeviceBlock d = test_pool().allocate(n * sizeof(HFr::Repr));
   copy_to_device(d.get(), canon.data(), n * sizeof(HFr::Repr));
-  EXPECT_TRUE(msm<C>(test_pool(), db, d.get(), n, ScalarForm::canonical) ==
-              msm::msm<C>(bases, sc));
+  EXPECT_TRUE(msm<C>(test_pool(), db, d.get(), n, ScalarForm::canonical) == msm::msm<C>(bases, sc));
   canon[500] = HFr::MOD;  // r itself: not reduced
   copy_to_device(d.get(), canon.data(), n * sizeof(HFr::Repr));
   try {
