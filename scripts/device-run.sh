@@ -11,9 +11,13 @@
 # from another image are not needed, and -march=native tunes for the machine that runs them).
 #
 # Steps: inventory -> CMake configure (Release, SPLITPROVE_CUDA=ON, Google Benchmark suites off,
-# SPLITPROVE_CUDA_BENCH on) -> build the
-# CUDA targets only (the backend, every tests/cuda/test_cuda_*.cpp, the microbenchmark; the CPU
-# targets are CI's business) -> run every GPU test binary -> run splitprove_cuda_bench.
+# SPLITPROVE_CUDA_BENCH on) -> build the CUDA targets only (the backend, every
+# tests/cuda/test_cuda_*.cpp, the prover benchmark; the CPU targets are CI's business) -> run every
+# GPU test binary -> run splitprove_cuda_bench_prover (and splitprove_cuda_bench when asked).
+# Knobs (environment): SPLITPROVE_PROVER_MAX_LOG2 (26), SPLITPROVE_PROVER_REPS (5),
+# SPLITPROVE_PROVER_PARTS (ntt,h,g1,g2,part), SPLITPROVE_TEST_TIMEOUT (300 s per test binary),
+# SPLITPROVE_DEVICE_MICRO=1 (also the field/curve microbenchmark). A full run takes ~80 s on the
+# H200 (60 s of it the build).
 # Writes six files into OUTDIR:
 #   env.txt      date, GPU, driver, toolchain, a hash of the CUDA sources
 #   build.log    configure and build output
