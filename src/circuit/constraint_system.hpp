@@ -176,6 +176,9 @@ class ConstraintSystem {
 
   // The first constraint row whose C·z differs from c (= a∘b as evaluate() left it).
   std::optional<size_t> first_unsatisfied(std::span<const Fr> z, std::span<const Fr> cv) const {
+    if (z.size() != n_vars() || cv.size() < n_constraints)
+      throw Error(fmt::format("{}: a check of {} values of z and {} of c for {} variables and {} "
+                              "constraints", name, z.size(), cv.size(), n_vars(), n_constraints));
     std::atomic<size_t> first{std::numeric_limits<size_t>::max()};
     util::parallel_for(n_constraints, [&](size_t lo, size_t hi) {
       for (size_t i = lo; i < hi && i < first.load(std::memory_order_relaxed); ++i) {
