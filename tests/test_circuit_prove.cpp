@@ -45,7 +45,7 @@ struct Buffers {
       : z(s.n_vars), a(s.domain_size), b(s.domain_size), c(s.domain_size) {}
 };
 
-void run(const PartitionSource<Fr>& src, size_t partition, Buffers& buf, std::stop_token stop = {}) {
+void run(const PartitionSource<Fr>& src, size_t partition, Buffers& buf, const std::stop_token& stop = {}) {
   src.synthesize(partition, buf.z, buf.a, buf.b, buf.c, stop);
 }
 

@@ -296,8 +296,8 @@ class Recorder {
   using Lc = RecLc<Fr>;
   static constexpr bool kRecording = true;
 
-  explicit Recorder(std::string name) {
-    cs_.name = std::move(name);
+  explicit Recorder(std::string_view name) {
+    cs_.name = std::string(name);
     cs_.nodes.push_back({0, intern(cs_.name), -1});
     stack_.push_back(0);
     for (auto* m : {&cs_.a, &cs_.b, &cs_.c}) m->row_ptr.push_back(0);
