@@ -11,14 +11,19 @@
 # from another image are not needed, and -march=native tunes for the machine that runs them).
 #
 # Steps: inventory -> CMake configure (Release, SPLITPROVE_CUDA=ON, Google Benchmark suites off,
-# SPLITPROVE_CUDA_BENCH on) -> build the
-# CUDA targets only (the backend, every tests/cuda/test_cuda_*.cpp, the microbenchmark; the CPU
-# targets are CI's business) -> run every GPU test binary -> run splitprove_cuda_bench.
-# Writes five files into OUTDIR:
+# SPLITPROVE_CUDA_BENCH on) -> build the CUDA targets only (the backend, every
+# tests/cuda/test_cuda_*.cpp, the prover benchmark; the CPU targets are CI's business) -> run every
+# GPU test binary -> run splitprove_cuda_bench_prover (and splitprove_cuda_bench when asked).
+# Knobs (environment): SPLITPROVE_PROVER_MAX_LOG2 (26), SPLITPROVE_PROVER_REPS (5),
+# SPLITPROVE_PROVER_PARTS (ntt,h,g1,g2,part), SPLITPROVE_TEST_TIMEOUT (300 s per test binary),
+# SPLITPROVE_DEVICE_MICRO=1 (also the field/curve microbenchmark). A full run takes ~80 s on the
+# H200 (60 s of it the build).
+# Writes six files into OUTDIR:
 #   env.txt      date, GPU, driver, toolchain, a hash of the CUDA sources
 #   build.log    configure and build output
 #   tests.log    the output of every GPU test binary
-#   bench.txt    the microbenchmark's output
+#   bench_prover.txt  the prover benchmark's output (NTT, H, MSMs, one partition)
+#   bench.txt    the field/curve microbenchmark's output (SPLITPROVE_DEVICE_MICRO=1)
 #   summary.txt  one screen: what ran, passed, failed, skipped, and the figures (also printed last)
 # Exit status: 0 only when the build succeeded, every test passed, no GPU test skipped, and the
 # benchmark ran; 3 when there is no GPU (the tests then skip and say why).
@@ -32,6 +37,12 @@ build="${SPLITPROVE_DEVICE_BUILD:-build-device}"
 jobs="$(nproc)"
 bench_log2_n="${SPLITPROVE_BENCH_LOG2_N:-24}"
 bench_reps="${SPLITPROVE_BENCH_REPS:-20}"
+# The prover benchmark: sizes 2^20..2^max (NTT, H, G1 MSM), repetitions, and which parts.
+prover_max="${SPLITPROVE_PROVER_MAX_LOG2:-26}"
+prover_reps="${SPLITPROVE_PROVER_REPS:-5}"
+prover_parts="${SPLITPROVE_PROVER_PARTS:-ntt,h,g1,g2,part}"
+# The field/curve microbenchmark costs ~45 s of ptxas for its inlined kernel: only on request.
+micro="${SPLITPROVE_DEVICE_MICRO:-0}"
 summary="$out/summary.txt"
 status=0
 t_start=$(date +%s)
@@ -68,7 +79,8 @@ cxx="${CXX:-$(command -v clang++ || command -v g++ || true)}"
 gen=()
 command -v ninja >/dev/null && gen=(-G Ninja)
 test_srcs=(tests/cuda/test_cuda_*.cpp)
-targets=(splitprove_cuda splitprove_cuda_bench)
+targets=(splitprove_cuda splitprove_cuda_bench_prover)
+[ "$micro" = 1 ] && targets+=(splitprove_cuda_bench)
 for s in "${test_srcs[@]}"; do targets+=("$(basename "$s" .cpp)"); done
 t0=$(date +%s)
 {
@@ -94,7 +106,7 @@ for s in "${test_srcs[@]}"; do
   bin="$build/tests/cuda/$t"
   echo "===== $t" >>"$out/tests.log"
   t0=$(date +%s)
-  timeout 300 "$bin" --gtest_color=no >"$out/tests.$t.tmp" 2>&1
+  timeout "${SPLITPROVE_TEST_TIMEOUT:-300}" "$bin" --gtest_color=no >"$out/tests.$t.tmp" 2>&1
   rc=$?
   cat "$out/tests.$t.tmp" >>"$out/tests.log"
   passed=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$out/tests.$t.tmp" | tail -1)
@@ -112,15 +124,25 @@ if [ $no_gpu -eq 1 ]; then
   status=3
 fi
 
-# ---- 4. microbenchmark ----------------------------------------------------------------------------
+# ---- 4. benchmarks --------------------------------------------------------------------------------
 if [ $no_gpu -eq 0 ]; then
+  timeout 400 "$build/tests/cuda/splitprove_cuda_bench_prover" "$prover_max" "$prover_reps" \
+    "$prover_parts" >"$out/bench_prover.txt" 2>&1
+  rc=$?
+  say "bench: splitprove_cuda_bench_prover $prover_max $prover_reps $prover_parts: rc $rc"
+  grep -v '^RESULT' "$out/bench_prover.txt" | sed 's/^/  /' | tee -a "$summary"
+  [ $rc -eq 0 ] || status=1
+else
+  echo "skipped: no CUDA device" >"$out/bench_prover.txt"
+fi
+if [ $no_gpu -eq 0 ] && [ "$micro" = 1 ]; then
   timeout 300 "$build/tests/cuda/splitprove_cuda_bench" "$bench_log2_n" "$bench_reps" >"$out/bench.txt" 2>&1
   rc=$?
   say "bench: splitprove_cuda_bench $bench_log2_n $bench_reps: rc $rc"
   grep -v '^RESULT' "$out/bench.txt" | sed 's/^/  /' | tee -a "$summary"
   [ $rc -eq 0 ] || status=1
 else
-  echo "skipped: no CUDA device" >"$out/bench.txt"
+  echo "skipped: no CUDA device or not asked for (SPLITPROVE_DEVICE_MICRO=1)" >"$out/bench.txt"
 fi
 
 say "total: $(($(date +%s) - t_start)) s, exit status $status"

@@ -328,3 +328,39 @@ TEST(Circuit, PorepSizesFillThePowerOfTwo) {
     EXPECT_GT(zero_one_fraction<Fr>(rec.z), 0.5);
   }
 }
+
+TEST(Circuit, ForksFillTheirRangesOnly) {
+  // Recorded: one public, then two parts of 2 privates each (x, x^2), then a constraint per part.
+  auto part = [](auto& cs, uint64_t x) {
+    Variable v = cs.alloc(Fr::from_u64(x));
+    mul(cs, cs.lc(v), cs.lc(v), "square");
+  };
+  auto rec = record([&](auto& cs) {
+    cs.alloc_public(Fr::from_u64(7));
+    part(cs, 3);
+    part(cs, 5);
+  });
+  std::vector<Fr> z(rec.cs.n_vars());
+  Synthesizer<Fr> syn(z, rec.cs.n_public);
+  syn.alloc_public(Fr::from_u64(7));
+  // The second part first, on its own fork: the same z as sequential synthesis.
+  auto f1 = syn.fork(1, 1, 2, 4);
+  part(f1, 5);
+  f1.finish();
+  auto f0 = syn.fork(1, 1, 0, 2);
+  part(f0, 3);
+  f0.finish();
+  syn.skip_to(1, 4);
+  syn.finish();
+  EXPECT_EQ(z, rec.z);
+  // A fork that allocates more than its range, or fewer, or a range already taken, is an error.
+  auto f2 = syn.fork(1, 1, 4, 4);
+  EXPECT_THROW(part(f2, 1), Error);
+  Synthesizer<Fr> syn2(z, rec.cs.n_public);
+  auto f3 = syn2.fork(0, 1, 0, 3);
+  part(f3, 2);
+  EXPECT_THROW(f3.finish(), Error);
+  syn2.alloc_public(Fr::one());
+  EXPECT_THROW(syn2.fork(0, 1, 0, 2), Error);
+  EXPECT_THROW(syn2.skip_to(1, 5), Error);
+}

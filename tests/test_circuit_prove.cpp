@@ -45,7 +45,7 @@ struct Buffers {
       : z(s.n_vars), a(s.domain_size), b(s.domain_size), c(s.domain_size) {}
 };
 
-void run(const PartitionSource<Fr>& src, size_t partition, Buffers& buf, std::stop_token stop = {}) {
+void run(const PartitionSource<Fr>& src, size_t partition, Buffers& buf, const std::stop_token& stop = {}) {
   src.synthesize(partition, buf.z, buf.a, buf.b, buf.c, stop);
 }
 
@@ -211,4 +211,19 @@ TEST(CircuitProve, ConcurrentPartitionsMatchSequential) {
   stop.request_stop();
   Buffers buf(shape);
   EXPECT_NO_THROW(run(*src, 0, buf, stop.get_token()));
+}
+
+TEST(CircuitProve, PorepSourceForLog2) {
+  auto src = porep_source_for_log2<Fr>(10, 3);
+  const Shape s = src->shape();
+  EXPECT_EQ(s.domain_size, 1024u);
+  EXPECT_EQ(s.n_constraints + s.n_public, 1023u);
+  EXPECT_EQ(src->describe(), "porep-2^10");
+  EXPECT_TRUE(src->checks());
+  Buffers buf(s);
+  for (size_t part : {0, 1, 7}) {
+    run(*src, part, buf);  // check mode: throws if partition `part` were unsatisfied
+    EXPECT_GT(zero_one_fraction<Fr>(buf.z), 0.5);
+    EXPECT_FALSE(src->constraint_system().first_unsatisfied(std::span<const Fr>(buf.z)).has_value());
+  }
 }

@@ -176,6 +176,9 @@ class ConstraintSystem {
 
   // The first constraint row whose C·z differs from c (= a∘b as evaluate() left it).
   std::optional<size_t> first_unsatisfied(std::span<const Fr> z, std::span<const Fr> cv) const {
+    if (z.size() != n_vars() || cv.size() < n_constraints)
+      throw Error(fmt::format("{}: a check of {} values of z and {} of c for {} variables and {} "
+                              "constraints", name, z.size(), cv.size(), n_vars(), n_constraints));
     std::atomic<size_t> first{std::numeric_limits<size_t>::max()};
     util::parallel_for(n_constraints, [&](size_t lo, size_t hi) {
       for (size_t i = lo; i < hi && i < first.load(std::memory_order_relaxed); ++i) {
@@ -293,8 +296,8 @@ class Recorder {
   using Lc = RecLc<Fr>;
   static constexpr bool kRecording = true;
 
-  explicit Recorder(std::string name) {
-    cs_.name = std::move(name);
+  explicit Recorder(std::string_view name) {
+    cs_.name = std::string(name);
     cs_.nodes.push_back({0, intern(cs_.name), -1});
     stack_.push_back(0);
     for (auto* m : {&cs_.a, &cs_.b, &cs_.c}) m->row_ptr.push_back(0);
@@ -469,19 +472,50 @@ class Synthesizer {
     if (z.size() < size_t(n_public) + 1)
       throw Error(fmt::format("synthesis: z has {} values for {} publics", z.size(), n_public));
     z_[0] = Fr::one();
+    pub_end_ = n_public;
+    priv_end_ = uint32_t(z.size() - 1 - n_public);
   }
 
   Variable alloc(const Fr& value) {
-    const size_t w = 1 + size_t(n_public_) + n_private_;
-    if (w >= z_.size()) overflow("private");
-    z_[w] = value;
+    if (n_private_ >= priv_end_) overflow("private");
+    z_[1 + size_t(n_public_) + n_private_] = value;
     return {n_private_++, Variable::kPrivate};
   }
   Variable alloc_public(const Fr& value) {
-    if (n_pub_seen_ >= n_public_) overflow("public");
+    if (n_pub_seen_ >= pub_end_) overflow("public");
     z_[1 + n_pub_seen_] = value;
     return {n_pub_seen_++, Variable::kPublic};
   }
+
+  // Parallel synthesis of independent parts of a circuit. fork() gives a Synthesizer over the same
+  // z that allocates publics [pub_begin, pub_end) and privates [priv_begin, priv_end) (indices
+  // within their kind; the caller knows from the circuit's structure where each part's variables
+  // fall, as the recording numbered them); its finish() checks that it allocated exactly those.
+  // Forks of disjoint ranges may run on different threads. skip_to() then moves this synthesizer
+  // past the variables its forks allocated.
+  Synthesizer fork(uint32_t pub_begin, uint32_t pub_end, uint32_t priv_begin, uint32_t priv_end) const {
+    if (pub_begin < n_pub_seen_ || pub_end < pub_begin || pub_end > pub_end_ ||
+        priv_begin < n_private_ || priv_end < priv_begin || priv_end > priv_end_)
+      throw Error(fmt::format("synthesis: fork of publics [{}, {}) and privates [{}, {}) outside the "
+                              "free ranges [{}, {}) and [{}, {})", pub_begin, pub_end, priv_begin,
+                              priv_end, n_pub_seen_, pub_end_, n_private_, priv_end_));
+    Synthesizer f(*this);
+    f.n_pub_seen_ = pub_begin;
+    f.pub_end_ = pub_end;
+    f.n_private_ = priv_begin;
+    f.priv_end_ = priv_end;
+    return f;
+  }
+  void skip_to(uint32_t publics, uint32_t privates) {
+    if (publics < n_pub_seen_ || publics > pub_end_ || privates < n_private_ || privates > priv_end_)
+      throw Error(fmt::format("synthesis: skip to {} publics and {} privates from {} and {} (ends {}, {})",
+                              publics, privates, n_pub_seen_, n_private_, pub_end_, priv_end_));
+    n_pub_seen_ = publics;
+    n_private_ = privates;
+  }
+  uint32_t publics_allocated() const { return n_pub_seen_; }
+  uint32_t privates_allocated() const { return n_private_; }
+
   Fr value(Variable v) const { return z_[v.wire(n_public_)]; }
   Lc lc(Variable v) const { return Lc(value(v)); }
   Lc constant(const Fr& k) const { return Lc(k); }
@@ -494,23 +528,25 @@ class Synthesizer {
   // Overwrites a value after the fact (tests: a tampered witness).
   void set(Variable v, const Fr& value) { z_[v.wire(n_public_)] = value; }
 
-  // Every variable of the recorded shape was allocated, no more, no fewer.
+  // Every variable of the recorded shape (of a fork: of its ranges) was allocated, no more, no
+  // fewer.
   void finish() const {
-    if (n_pub_seen_ != n_public_ || 1 + size_t(n_public_) + n_private_ != z_.size())
+    if (n_pub_seen_ != pub_end_ || n_private_ != priv_end_)
       throw Error(fmt::format(
           "synthesis allocated {} public and {} private variables, the recorded circuit has {} and {}",
-          n_pub_seen_, n_private_, n_public_, z_.size() - 1 - n_public_));
+          n_pub_seen_, n_private_, pub_end_, priv_end_));
   }
 
  private:
   [[noreturn]] void overflow(const char* kind) const {
-    throw Error(fmt::format("synthesis allocates more {} variables than the recorded circuit ({} wires)",
-                            kind, z_.size()));
+    throw Error(fmt::format("synthesis allocates more {} variables than the recorded circuit ({} "
+                            "publics, {} privates{})", kind, pub_end_, priv_end_,
+                            pub_end_ == n_public_ ? "" : " in this fork"));
   }
   std::span<Fr> z_;
   uint32_t n_public_;
-  uint32_t n_pub_seen_ = 0;
-  uint32_t n_private_ = 0;
+  uint32_t n_pub_seen_ = 0, pub_end_ = 0;  // next public index, end of this synthesizer's range
+  uint32_t n_private_ = 0, priv_end_ = 0;
 };
 
 }  // namespace splitprove::circuit

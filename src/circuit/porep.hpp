@@ -24,6 +24,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -33,6 +34,7 @@
 #include "circuit/hash.hpp"
 #include "circuit/merkle.hpp"
 #include "circuit/native_source.hpp"
+#include "util/parallel.hpp"
 
 namespace splitprove::circuit {
 
@@ -52,6 +54,13 @@ struct PorepParams {
   uint64_t challenge_constraints() const {
     return (depth + 1) + layers * layer_constraints() + (layers - 1) * kBenchHashConstraints +
            depth * (1 + kBenchHashConstraints) + 1;
+  }
+  // Private variables one challenge allocates (index bits; per layer the parents, their bits, the
+  // XOR bits and the label; the column hashes; the siblings; per level a selection and a hash).
+  uint64_t challenge_privates() const {
+    return depth +
+           layers * (uint64_t(parents) * (1 + label_bits) + uint64_t(parents - 1) * label_bits + 1) +
+           (layers - 1) * kBenchHashConstraints + depth + depth * (1 + kBenchHashConstraints);
   }
   uint64_t n_constraints() const { return challenges * challenge_constraints() + tail_constraints; }
   uint32_t n_public() const { return 1 + challenges; }
@@ -174,71 +183,94 @@ PorepWitness<Fr> porep_witness(const PorepParams& p, uint64_t partition) {
   p.validate();
   PorepWitness<Fr> w;
   w.challenges.resize(p.challenges);
-  std::vector<std::pair<uint64_t, Fr>> leaves;
-  leaves.reserve(p.challenges);
-  for (uint32_t c = 0; c < p.challenges; ++c) {
-    auto& ch = w.challenges[c];
-    ch.index = detail::Stream(p.seed, partition, detail::kIndex, c).next() &
-               ((uint64_t(1) << p.depth) - 1);
-    ch.parents.reserve(size_t(p.layers) * p.parents);
-    leaves.push_back({ch.index, porep_leaf<Fr>(p, partition, ch.index, &ch.parents)});
-  }
+  std::vector<std::pair<uint64_t, Fr>> leaves(p.challenges);
+  util::parallel_for(p.challenges, [&](size_t lo, size_t hi) {
+    for (size_t c = lo; c < hi; ++c) {
+      auto& ch = w.challenges[c];
+      ch.index = detail::Stream(p.seed, partition, detail::kIndex, c).next() &
+                 ((uint64_t(1) << p.depth) - 1);
+      ch.parents.reserve(size_t(p.layers) * p.parents);
+      leaves[c] = {ch.index, porep_leaf<Fr>(p, partition, ch.index, &ch.parents)};
+    }
+  });
   SparseMerkleTree<Fr> tree(p.depth, leaves);
   w.root = tree.root();
   for (auto& ch : w.challenges) ch.siblings = tree.siblings(ch.index);
   return w;
 }
 
-// The circuit, for either mode. `partition` seeds the data tail.
+// One challenge (see the top of this file); `root` is the partition's public root.
+template <class CS>
+void porep_challenge(CS& cs, const PorepParams& p, const typename PorepWitness<typename CS::Field>::Challenge& ch,
+                     uint32_t c, Variable root) {
+  using Fr = typename CS::Field;
+  using Lc = typename CS::Lc;
+  auto sc = cs.scope("challenge", c);
+  const Variable idx = cs.alloc_public(Fr::from_u64(ch.index));
+  std::vector<Variable> path;
+  {
+    auto s = cs.scope("index bits");
+    path = to_bits(cs, cs.lc(idx), p.depth);
+  }
+  Lc h = cs.zero();
+  for (uint32_t l = 0; l < p.layers; ++l) {
+    auto sl = cs.scope("layer", l);
+    std::vector<Variable> acc;
+    for (uint32_t k = 0; k < p.parents; ++k) {
+      auto sp = cs.scope("parent", k);
+      const Variable pv = cs.alloc(ch.parents[size_t(l) * p.parents + k]);
+      std::vector<Variable> bits = to_bits(cs, cs.lc(pv), p.label_bits);
+      if (k == 0) {
+        acc = std::move(bits);
+      } else {
+        auto sx = cs.scope("xor");
+        for (size_t i = 0; i < acc.size(); ++i) acc[i] = xor_bits(cs, acc[i], bits[i]);
+      }
+    }
+    Variable label = [&] {
+      auto s = cs.scope("label");
+      return pack(cs, std::span<const Variable>(acc));
+    }();
+    if (l == 0) {
+      h = cs.lc(label);
+    } else {
+      auto s = cs.scope("column", l);
+      h = bench_hash_gadget(cs, h, cs.lc(label));
+    }
+  }
+  if (ch.siblings.size() != p.depth)
+    throw Error(fmt::format("porep: challenge {} has {} siblings for depth {}", c, ch.siblings.size(), p.depth));
+  std::vector<Variable> sib(p.depth);
+  for (uint32_t j = 0; j < p.depth; ++j) sib[j] = cs.alloc(ch.siblings[j]);
+  const Lc top = merkle_root_gadget(cs, h, std::span<const Variable>(path), std::span<const Variable>(sib));
+  cs.enforce("root", top, cs.constant(Fr::one()), cs.lc(root));
+}
+
+// The circuit, for either mode. `partition` seeds the data tail. In synthesis mode the challenges
+// (independent, the same number of variables each) run in parallel on forks of the synthesizer.
 template <class CS>
 void porep_circuit(CS& cs, const PorepParams& p, const PorepWitness<typename CS::Field>& w,
                    uint64_t partition) {
   using Fr = typename CS::Field;
-  using Lc = typename CS::Lc;
   if (w.challenges.size() != p.challenges)
     throw Error(fmt::format("porep: a witness of {} challenges for {}", w.challenges.size(), p.challenges));
   const Variable root = cs.alloc_public(w.root);
-  for (uint32_t c = 0; c < p.challenges; ++c) {
-    auto sc = cs.scope("challenge", c);
-    const auto& ch = w.challenges[c];
-    const Variable idx = cs.alloc_public(Fr::from_u64(ch.index));
-    std::vector<Variable> path;
-    {
-      auto s = cs.scope("index bits");
-      path = to_bits(cs, cs.lc(idx), p.depth);
-    }
-    Lc h = cs.zero();
-    for (uint32_t l = 0; l < p.layers; ++l) {
-      auto sl = cs.scope("layer", l);
-      std::vector<Variable> acc;
-      for (uint32_t k = 0; k < p.parents; ++k) {
-        auto sp = cs.scope("parent", k);
-        const Variable pv = cs.alloc(ch.parents[size_t(l) * p.parents + k]);
-        std::vector<Variable> bits = to_bits(cs, cs.lc(pv), p.label_bits);
-        if (k == 0) {
-          acc = std::move(bits);
-        } else {
-          auto sx = cs.scope("xor");
-          for (size_t i = 0; i < acc.size(); ++i) acc[i] = xor_bits(cs, acc[i], bits[i]);
-        }
+  if constexpr (CS::kRecording) {
+    for (uint32_t c = 0; c < p.challenges; ++c) porep_challenge(cs, p, w.challenges[c], c, root);
+  } else {
+    const uint64_t priv = p.challenge_privates();
+    const uint32_t pub0 = cs.publics_allocated(), priv0 = cs.privates_allocated();
+    if (priv0 + p.challenges * priv > std::numeric_limits<uint32_t>::max())
+      throw Error(fmt::format("porep: {} challenges need more than 2^32 variables", p.challenges));
+    util::parallel_for(p.challenges, [&](size_t lo, size_t hi) {
+      for (size_t c = lo; c < hi; ++c) {
+        CS sub = cs.fork(uint32_t(pub0 + c), uint32_t(pub0 + c + 1), uint32_t(priv0 + c * priv),
+                         uint32_t(priv0 + (c + 1) * priv));
+        porep_challenge(sub, p, w.challenges[c], uint32_t(c), root);
+        sub.finish();
       }
-      Variable label = [&] {
-        auto s = cs.scope("label");
-        return pack(cs, std::span<const Variable>(acc));
-      }();
-      if (l == 0) {
-        h = cs.lc(label);
-      } else {
-        auto s = cs.scope("column", l);
-        h = bench_hash_gadget(cs, h, cs.lc(label));
-      }
-    }
-    if (ch.siblings.size() != p.depth)
-      throw Error(fmt::format("porep: challenge {} has {} siblings for depth {}", c, ch.siblings.size(), p.depth));
-    std::vector<Variable> sib(p.depth);
-    for (uint32_t j = 0; j < p.depth; ++j) sib[j] = cs.alloc(ch.siblings[j]);
-    const Lc top = merkle_root_gadget(cs, h, std::span<const Variable>(path), std::span<const Variable>(sib));
-    cs.enforce("root", top, cs.constant(Fr::one()), cs.lc(root));
+    });
+    cs.skip_to(pub0 + p.challenges, uint32_t(priv0 + p.challenges * priv));
   }
   // The data tail: 254-bit values (255 constraints each), then one narrower value, or a single
   // boolean, for the remainder.
@@ -291,6 +323,15 @@ std::shared_ptr<NativeSource<Fr>> porep_source(const PorepParams& p,
   };
   return std::make_shared<NativeSource<Fr>>(std::move(cs), gen,
                                             typename NativeSource<Fr>::Options{check, porep_scratch_bytes(p)});
+}
+
+// The PoRep circuit of 2^k rows, recorded, as a source (for the engine, the CLI and benchmarks).
+// A proving key for it: zk::dev_setup(to_r1cs<E>(source->constraint_system())) (circuit/r1cs.hpp).
+template <class Fr>
+std::shared_ptr<NativeSource<Fr>> porep_source_for_log2(unsigned k, uint64_t seed = 1, bool check = true) {
+  const PorepParams p = porep_for_log2(k, seed);
+  auto cs = std::make_shared<const ConstraintSystem<Fr>>(record_porep<Fr>(p).cs);
+  return porep_source<Fr>(p, std::move(cs), check);
 }
 
 }  // namespace splitprove::circuit

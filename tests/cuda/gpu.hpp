@@ -145,3 +145,18 @@ inline std::vector<HG1::Affine> multiples_of_g(size_t n) {
 }
 
 }  // namespace splitprove::cuda::testing
+
+// ---- device memory for the tests ----------------------------------------------------------------
+#include "cuda/pool.hpp"
+#include "mem/budget.hpp"
+
+namespace splitprove::cuda::testing {
+
+// One device budget (16 GiB) and pool per test process; the pool dies before its budget.
+inline DevicePool& test_pool() {
+  static mem::MemoryBudget budget(uint64_t(16) << 30, "gpu0");
+  static DevicePool pool(budget);
+  return pool;
+}
+
+}  // namespace splitprove::cuda::testing

@@ -1,0 +1,619 @@
+#pragma once
+// The GPU MSM (cuda/msm.hpp), written once over the curve; msm_g1.cu and msm_g2.cu instantiate it.
+//
+// Buffers of one call, all from the pool (so all in the device budget), released on return:
+//   class    flags/pos (4n + 4n B), bitmap of ones (n/8 B), tail indices (4m B)
+//   digits   keys + vals and their sort double buffers (16·W·m B), cub scratch
+//   buckets  W·2^(c-1) XYZZ points, runs (unique key, count, offset: 12 B per bucket + 1)
+//   reduce   W·S segment sums, G ones partials
+// m = number of tail scalars, W windows of c bits, S segments per window.
+#include <algorithm>
+#include <cstring>
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_run_length_encode.cuh>
+#include <cub/device/device_scan.cuh>
+#include <string>
+#include <vector>
+
+#include "cuda/ec.cuh"
+#include "cuda/ff.cuh"
+#include "cuda/fp2.cuh"
+#include "cuda/msm.hpp"
+#include "cuda/runtime.cuh"
+
+namespace splitprove::cuda {
+namespace msm_detail {
+namespace {  // the kernels are compiled once per curve's translation unit
+
+using DFr = Fr;
+using HostFr = bls12_381::Fr;
+constexpr uint32_t kSentinel = 0xffffffffu;
+constexpr unsigned kOnesThreads = 128;
+constexpr unsigned kOnesBlocks = 1024;
+
+// Host <-> device coordinates (Montgomery limbs, back to back).
+inline void put_field(const bls12_381::Fp& x, uint64_t* out) {
+  std::memcpy(out, x.mont().data(), 48);
+}
+inline void put_field(const bls12_381::Fp2& x, uint64_t* out) {
+  put_field(x.c0, out);
+  put_field(x.c1, out + 6);
+}
+inline void get_field(const uint64_t* in, bls12_381::Fp& x) {
+  bls12_381::Fp::Repr r;
+  std::memcpy(r.data(), in, 48);
+  x = bls12_381::Fp::from_mont(r);
+}
+inline void get_field(const uint64_t* in, bls12_381::Fp2& x) {
+  get_field(in, x.c0);
+  get_field(in + 6, x.c1);
+}
+
+template <class C>
+struct DevCurve;
+template <>
+struct DevCurve<bls12_381::G1> {
+  using F = FpNoinline;
+  static constexpr const char* name = "cuda::msm<G1>";
+};
+template <>
+struct DevCurve<bls12_381::G2> {
+  using F = Fp2NoinlineDev;
+  static constexpr const char* name = "cuda::msm<G2>";
+};
+
+__device__ __forceinline__ bool canonical_is_one(const DFr& s) {
+  uint32_t acc = s.v[0] ^ 1u;
+#pragma unroll
+  for (int i = 1; i < 8; ++i) acc |= s.v[i];
+  return acc == 0;
+}
+
+// One warp covers 32 consecutive scalars, so lane i's "is one" bit lands in bit i of one bitmap
+// word. flags[i] = 1 for a tail scalar. counts: [0] zeros, [1] ones. bad: the first index >= r.
+__global__ void classify_kernel(const DFr* s, uint32_t n, bool mont, bool split, uint32_t* bitmap,
+                                uint32_t* flags, unsigned long long* counts,
+                                unsigned long long* bad) {
+  const uint32_t lane = threadIdx.x & 31;
+  const uint32_t warp = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+  const uint32_t warps = (gridDim.x * blockDim.x) >> 5;
+  for (uint64_t base = uint64_t(warp) * 32; base < n; base += uint64_t(warps) * 32) {
+    const uint32_t i = uint32_t(base) + lane;
+    bool zero = false, one = false;
+    if (i < n) {
+      DFr x = DFr::load(s + i);
+      bool tail = false;
+      if (!x.is_reduced()) {
+        atomicMin(bad, (unsigned long long)i);
+      } else {
+        if (mont) x = x.from_mont();
+        zero = x.is_zero();
+        one = split && canonical_is_one(x);
+        tail = !zero && !one;
+      }
+      flags[i] = tail ? 1u : 0u;
+    }
+    const uint32_t ones = __ballot_sync(0xffffffffu, one);
+    const uint32_t zeros = __ballot_sync(0xffffffffu, zero);
+    if (lane == 0) {
+      bitmap[base >> 5] = ones;
+      if (zeros) atomicAdd(&counts[0], (unsigned long long)__popc(zeros));
+      if (ones) atomicAdd(&counts[1], (unsigned long long)__popc(ones));
+    }
+  }
+}
+
+__global__ void scatter_tail_kernel(const uint32_t* flags, const uint32_t* pos, uint32_t n,
+                                    uint32_t* tail) {
+  for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+    if (flags[i]) tail[pos[i]] = i;
+}
+
+// Per thread: the sum of the bases whose bit is set, over a grid-stride walk of bitmap words.
+template <class F>
+__global__ void __launch_bounds__(kOnesThreads)
+    ones_kernel(const AffinePoint<F>* bases, const uint32_t* bitmap, uint32_t words,
+                XyzzPoint<F>* partial) {
+  XyzzPoint<F> acc = XyzzPoint<F>::infinity();
+  const uint32_t tid = blockIdx.x * blockDim.x + threadIdx.x;
+  for (uint32_t w = tid; w < words; w += gridDim.x * blockDim.x) {
+    uint32_t bits = bitmap[w];
+    while (bits) {
+      const int b = __ffs(bits) - 1;
+      bits &= bits - 1;
+      acc += load_affine<F>(bases + size_t(w) * 32 + b);
+    }
+  }
+  acc.store(partial + tid);
+}
+
+// Signed c-bit digits of the tail scalars: key (window << (c-1)) | (|d| - 1), value
+// (index << 1) | (d < 0); a zero digit gets the sentinel key, which sorts after every real key.
+__global__ void digits_kernel(const DFr* s, bool mont, const uint32_t* tail, uint32_t m, unsigned c,
+                              unsigned windows, uint32_t* keys, uint32_t* vals) {
+  const uint32_t half = 1u << (c - 1);
+  const uint64_t mask = (uint64_t(1) << c) - 1;
+  for (uint32_t t = blockIdx.x * blockDim.x + threadIdx.x; t < m; t += gridDim.x * blockDim.x) {
+    const uint32_t i = tail[t];
+    DFr x = DFr::load(s + i);
+    if (mont) x = x.from_mont();
+    uint32_t carry = 0;
+    for (unsigned w = 0; w < windows; ++w) {
+      const unsigned bit = w * c, limb = bit >> 5, sh = bit & 31;
+      const uint64_t lo = limb < 8 ? x.v[limb] : 0, hi = limb + 1 < 8 ? x.v[limb + 1] : 0;
+      uint32_t raw = uint32_t(((lo | (hi << 32)) >> sh) & mask) + carry;
+      uint32_t key = kSentinel, val = i << 1;
+      if (raw > half) {  // digit raw - 2^c < 0 (0 when raw = 2^c)
+        carry = 1;
+        const uint32_t mag = (1u << c) - raw;
+        if (mag) key = (w << (c - 1)) | (mag - 1), val |= 1;
+      } else {
+        carry = 0;
+        if (raw) key = (w << (c - 1)) | (raw - 1);
+      }
+      keys[size_t(w) * m + t] = key;
+      vals[size_t(w) * m + t] = val;
+    }
+  }
+}
+
+// One thread per run of equal keys (a bucket) of at most `cap` entries: B_key = Σ ±bases.
+// Longer runs are left to chunk_kernel.
+template <class F>
+__global__ void bucket_kernel(const AffinePoint<F>* bases, const uint32_t* unique,
+                              const uint32_t* counts, const uint32_t* offsets,
+                              const uint32_t* num_runs, const uint32_t* vals, uint32_t cap,
+                              XyzzPoint<F>* buckets) {
+  const uint32_t runs = *num_runs;
+  for (uint32_t r = blockIdx.x * blockDim.x + threadIdx.x; r < runs; r += gridDim.x * blockDim.x) {
+    const uint32_t key = unique[r], count = counts[r];
+    if (key == kSentinel || count > cap) continue;
+    XyzzPoint<F> acc = XyzzPoint<F>::infinity();
+    const uint32_t end = offsets[r] + count;
+    for (uint32_t j = offsets[r]; j < end; ++j) {
+      const uint32_t v = vals[j];
+      AffinePoint<F> p = load_affine<F>(bases + (v >> 1));
+      if (v & 1) p = -p;
+      acc += p;
+    }
+    acc.store(buckets + key);
+  }
+}
+
+// Runs longer than `cap` (skewed scalars: many equal values, or a top window with few buckets):
+// their indices, appended in any order, and how many cap-sized chunks each takes.
+__global__ void find_big_kernel(const uint32_t* unique, const uint32_t* counts,
+                                const uint32_t* num_runs, uint32_t cap, uint32_t* big,
+                                uint32_t* chunks, uint32_t* nbig) {
+  const uint32_t runs = *num_runs;
+  for (uint32_t r = blockIdx.x * blockDim.x + threadIdx.x; r < runs; r += gridDim.x * blockDim.x)
+    if (unique[r] != kSentinel && counts[r] > cap) {
+      const uint32_t i = atomicAdd(nbig, 1u);
+      big[i] = r;
+      chunks[i] = (counts[r] + cap - 1) / cap;
+    }
+}
+
+// One thread per chunk q of a big run (chunk_off: exclusive sums of the runs' chunk counts):
+// partial[q] = the sum of its <= cap entries.
+template <class F>
+__global__ void chunk_kernel(const AffinePoint<F>* bases, const uint32_t* counts,
+                             const uint32_t* offsets, const uint32_t* vals, const uint32_t* big,
+                             const uint32_t* chunk_off, uint32_t nb, uint32_t total, uint32_t cap,
+                             XyzzPoint<F>* partial) {
+  for (uint32_t q = blockIdx.x * blockDim.x + threadIdx.x; q < total; q += gridDim.x * blockDim.x) {
+    uint32_t lo = 0, hi = nb;  // the last i with chunk_off[i] <= q
+    while (hi - lo > 1) {
+      const uint32_t mid = (lo + hi) / 2;
+      if (chunk_off[mid] <= q)
+        lo = mid;
+      else
+        hi = mid;
+    }
+    const uint32_t r = big[lo];
+    const uint32_t start = offsets[r] + (q - chunk_off[lo]) * cap;
+    const uint32_t end = min(start + cap, offsets[r] + counts[r]);
+    XyzzPoint<F> acc = XyzzPoint<F>::infinity();
+    for (uint32_t j = start; j < end; ++j) {
+      const uint32_t v = vals[j];
+      AffinePoint<F> p = load_affine<F>(bases + (v >> 1));
+      if (v & 1) p = -p;
+      acc += p;
+    }
+    acc.store(partial + q);
+  }
+}
+
+// One thread per big run: the bucket is the sum of its chunks' partials.
+template <class F>
+__global__ void chunk_sum_kernel(const XyzzPoint<F>* partial, const uint32_t* unique,
+                                 const uint32_t* big, const uint32_t* chunks,
+                                 const uint32_t* chunk_off, uint32_t nb, XyzzPoint<F>* buckets) {
+  for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < nb; i += gridDim.x * blockDim.x) {
+    XyzzPoint<F> acc = XyzzPoint<F>::infinity();
+    for (uint32_t q = chunk_off[i]; q < chunk_off[i] + chunks[i]; ++q)
+      acc += XyzzPoint<F>::load(partial + q);
+    acc.store(buckets + unique[big[i]]);
+  }
+}
+
+// k·p for a small public k (double-and-add from the top bit).
+template <class F>
+__device__ XyzzPoint<F> mul_small(const XyzzPoint<F>& p, uint32_t k) {
+  XyzzPoint<F> acc = XyzzPoint<F>::infinity();
+  for (int b = 31 - __clz(k); b >= 0; --b) {
+    acc = acc.dbl();
+    if ((k >> b) & 1) acc += p;
+  }
+  return acc;
+}
+
+// Segment g = (window w, segment s) of `len` buckets from lo = s·len: Σ_(b in seg) (b+1)·B_b by
+// the running sum from the top (Σ (b-lo+1)·B_b) plus lo·Σ B_b.
+template <class F>
+__global__ void window_kernel(const XyzzPoint<F>* buckets, uint32_t per_window, uint32_t len,
+                              uint32_t segs_total, XyzzPoint<F>* out) {
+  const uint32_t segs = per_window / len;
+  for (uint32_t g = blockIdx.x * blockDim.x + threadIdx.x; g < segs_total;
+       g += gridDim.x * blockDim.x) {
+    const uint32_t w = g / segs, lo = (g % segs) * len;
+    const XyzzPoint<F>* b = buckets + size_t(w) * per_window;
+    XyzzPoint<F> run = XyzzPoint<F>::infinity(), sum = XyzzPoint<F>::infinity();
+    for (uint32_t k = lo + len; k-- > lo;) {
+      run += XyzzPoint<F>::load(b + k);
+      sum += run;
+    }
+    if (lo) sum += mul_small(run, lo);
+    sum.store(out + g);
+  }
+}
+
+// a[seg·len + i] += a[seg·len + i + half] for i < cur - half: one halving step of a tree sum.
+template <class F>
+__global__ void halve_kernel(XyzzPoint<F>* a, uint32_t segs, uint32_t len, uint32_t cur,
+                             uint32_t half) {
+  const uint32_t adds = cur - half;
+  for (uint32_t g = blockIdx.x * blockDim.x + threadIdx.x; g < segs * adds;
+       g += gridDim.x * blockDim.x) {
+    XyzzPoint<F>* p = a + size_t(g / adds) * len + g % adds;
+    XyzzPoint<F> x = XyzzPoint<F>::load(p);
+    x += XyzzPoint<F>::load(p + half);
+    x.store(p);
+  }
+}
+
+// Sums each of `segs` segments of `len` points into its first point.
+template <class F>
+void reduce_segments(XyzzPoint<F>* a, uint32_t segs, uint32_t len, cudaStream_t s) {
+  for (uint32_t cur = len; cur > 1;) {
+    const uint32_t half = (cur + 1) / 2;
+    halve_kernel<F>
+        <<<grid_for(size_t(segs) * (cur - half), 128), 128, 0, s>>>(a, segs, len, cur, half);
+    SPLITPROVE_CUDA_CHECK_LAUNCH();
+    cur = half;
+  }
+}
+
+template <class C>
+typename C::Xyzz to_host_xyzz(const uint64_t* p) {
+  constexpr size_t L = sizeof(typename C::F) / 8;
+  typename C::Xyzz r;
+  get_field(p, r.X);
+  get_field(p + L, r.Y);
+  get_field(p + 2 * L, r.ZZ);
+  get_field(p + 3 * L, r.ZZZ);
+  return r;
+}
+
+template <class T>
+T* carve(DeviceBlock& b, size_t& off, size_t count) {
+  T* p = reinterpret_cast<T*>(static_cast<char*>(b.get()) + off);
+  off += (count * sizeof(T) + 255) / 256 * 256;
+  return p;
+}
+inline size_t carve_size(size_t count, size_t elem) { return (count * elem + 255) / 256 * 256; }
+
+// Events marking the phases of one call (destroyed with it).
+struct PhaseEvents {
+  static constexpr int kCount = 6;
+  cudaEvent_t e[kCount] = {};
+  PhaseEvents() {
+    for (auto& x : e) SPLITPROVE_CUDA_CHECK(cudaEventCreate(&x));
+  }
+  ~PhaseEvents() {
+    for (auto& x : e) cudaEventDestroy(x);
+  }
+  PhaseEvents(const PhaseEvents&) = delete;
+  PhaseEvents& operator=(const PhaseEvents&) = delete;
+  void mark(int i, cudaStream_t s) { SPLITPROVE_CUDA_CHECK(cudaEventRecord(e[i], s)); }
+  float ms(int a, int b) const {
+    float t = 0;
+    return cudaEventElapsedTime(&t, e[a], e[b]) == cudaSuccess ? t : 0.f;
+  }
+};
+
+}  // namespace
+}  // namespace msm_detail
+
+inline unsigned windows_for(unsigned c) { return 255 / c + 1; }
+
+template <class C>
+DeviceBases<C>::DeviceBases(DevicePool& pool, std::span<const Affine> points) : n_(points.size()) {
+  with_context("cuda::DeviceBases", [&] {
+    constexpr size_t L = sizeof(typename C::F) / 8;
+    static_assert(kPointBytes == 2 * L * 8);
+    blk_ = pool.allocate(n_ * kPointBytes, mem::Tag::srs);
+    constexpr size_t kChunk = size_t(1) << 16;
+    std::vector<uint64_t> h(std::min(n_, kChunk) * 2 * L);
+    for (size_t lo = 0; lo < n_; lo += kChunk) {
+      const size_t cnt = std::min(kChunk, n_ - lo);
+      for (size_t i = 0; i < cnt; ++i) {
+        const Affine& a = points[lo + i];
+        uint64_t* o = h.data() + i * 2 * L;
+        if (a.inf) {
+          std::fill(o, o + 2 * L, uint64_t(0));
+        } else {
+          msm_detail::put_field(a.x, o);
+          msm_detail::put_field(a.y, o + L);
+        }
+      }
+      copy_to_device(static_cast<char*>(blk_.get()) + lo * kPointBytes, h.data(),
+                     cnt * kPointBytes);
+    }
+  });
+}
+
+template <class C>
+DeviceBases<C>::DeviceBases(DeviceBlock&& block, size_t n) : blk_(std::move(block)), n_(n) {
+  if (blk_.bytes() < n * kPointBytes)
+    throw Error("cuda::DeviceBases: a block of " + std::to_string(blk_.bytes()) +
+                " bytes cannot hold " + std::to_string(n) + " points");
+}
+
+template <class C>
+typename C::Jacobian msm(DevicePool& pool, const DeviceBases<C>& bases, const void* d_scalars,
+                         size_t n, ScalarForm form, const MsmOptions& opt, MsmStats* stats,
+                         CUstream_st* stream) {
+  using namespace msm_detail;
+  using F = typename DevCurve<C>::F;
+  using Affine = AffinePoint<F>;
+  using Xyzz = XyzzPoint<F>;
+  using HXyzz = typename C::Xyzz;
+  constexpr size_t kLimbs = sizeof(Xyzz) / 8;
+  static_assert(sizeof(Affine) == DeviceBases<C>::kPointBytes);
+  HXyzz result = HXyzz::identity();
+  with_context(DevCurve<C>::name, [&] {
+    if (n > bases.size())
+      throw Error(std::to_string(n) + " scalars for " + std::to_string(bases.size()) + " bases");
+    if (n >= (size_t(1) << 31)) throw Error(std::to_string(n) + " terms exceed 2^31 - 1");
+    if (opt.window_bits > kMaxWindowBits)
+      throw Error("window size " + std::to_string(opt.window_bits) + " is outside 1.." +
+                  std::to_string(kMaxWindowBits));
+    MsmStats st;
+    st.n = n;
+    if (n == 0) {
+      if (stats) *stats = st;
+      return;
+    }
+    cudaStream_t s = stream;
+    const DFr* sc = static_cast<const DFr*>(d_scalars);
+    const Affine* pts = static_cast<const Affine*>(bases.get());
+    const bool mont = form == ScalarForm::montgomery;
+    const uint32_t n32 = uint32_t(n), words = uint32_t((n + 31) / 32);
+    PhaseEvents ev;
+    ev.mark(0, s);
+
+    // ---- classify: zeros, ones (bitmap), tail (flags -> positions -> indices) -------------------
+    size_t scan_tmp = 0;
+    SPLITPROVE_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan_tmp, (uint32_t*)nullptr,
+                                                        (uint32_t*)nullptr, int(n32), s));
+    const size_t cls_bytes =
+        3 * carve_size(n, 4) + carve_size(words, 4) + carve_size(4, 8) + carve_size(scan_tmp, 1);
+    DeviceBlock cls = pool.allocate(cls_bytes, mem::Tag::gpu);
+    size_t off = 0;
+    uint32_t* flags = carve<uint32_t>(cls, off, n);
+    uint32_t* pos = carve<uint32_t>(cls, off, n);
+    uint32_t* tail = carve<uint32_t>(cls, off, n);
+    uint32_t* bitmap = carve<uint32_t>(cls, off, words);
+    unsigned long long* ctr = carve<unsigned long long>(cls, off, 4);
+    void* tmp = carve<char>(cls, off, scan_tmp);
+    const unsigned long long init[4] = {0, 0, n, 0};  // zeros, ones, first bad, -
+    SPLITPROVE_CUDA_CHECK(cudaMemcpyAsync(ctr, init, sizeof init, cudaMemcpyHostToDevice, s));
+    classify_kernel<<<grid_for(n, 256), 256, 0, s>>>(sc, n32, mont, opt.split, bitmap, flags, ctr,
+                                                     ctr + 2);
+    SPLITPROVE_CUDA_CHECK_LAUNCH();
+    SPLITPROVE_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(tmp, scan_tmp, flags, pos, int(n32), s));
+    scatter_tail_kernel<<<grid_for(n, 256), 256, 0, s>>>(flags, pos, n32, tail);
+    SPLITPROVE_CUDA_CHECK_LAUNCH();
+    unsigned long long got[4];
+    uint32_t last_pos = 0, last_flag = 0;
+    SPLITPROVE_CUDA_CHECK(cudaMemcpyAsync(got, ctr, sizeof got, cudaMemcpyDeviceToHost, s));
+    SPLITPROVE_CUDA_CHECK(cudaMemcpyAsync(&last_pos, pos + n - 1, 4, cudaMemcpyDeviceToHost, s));
+    SPLITPROVE_CUDA_CHECK(cudaMemcpyAsync(&last_flag, flags + n - 1, 4, cudaMemcpyDeviceToHost, s));
+    SPLITPROVE_CUDA_CHECK(cudaStreamSynchronize(s));
+    if (got[2] < n)
+      throw Error("scalar[" + std::to_string(got[2]) + "] is not < r (not a reduced " +
+                  (mont ? "Montgomery" : "canonical") + " Fr element)");
+    const uint32_t m = last_pos + last_flag;
+    ev.mark(1, s);
+    st.zeros = got[0];
+    st.ones = got[1];
+    st.tail = m;
+
+    // ---- the ones: per-thread sums over the bitmap, then a tree ------------------------------
+    DeviceBlock ones_blk;
+    Xyzz* ones = nullptr;
+    if (st.ones) {
+      const uint32_t g = kOnesBlocks * kOnesThreads;
+      ones_blk = pool.allocate(size_t(g) * sizeof(Xyzz), mem::Tag::gpu);
+      ones = ones_blk.as<Xyzz>();
+      ones_kernel<F><<<kOnesBlocks, kOnesThreads, 0, s>>>(pts, bitmap, words, ones);
+      SPLITPROVE_CUDA_CHECK_LAUNCH();
+      reduce_segments<F>(ones, 1, g, s);
+    }
+    ev.mark(2, s);
+    for (int i = 3; i < PhaseEvents::kCount; ++i) ev.mark(i, s);  // re-marked below when m > 0
+
+    // ---- the tail: Pippenger -------------------------------------------------------------------
+    std::vector<uint64_t> win_host;
+    unsigned c = 0, W = 0;
+    // Declared out here: they go back to the pool only after the stream is synchronised below.
+    DeviceBlock dig, bk, bigb, part, wb;
+    if (m) {
+      c = opt.window_bits ? opt.window_bits : choose_window_bits(m);
+      W = windows_for(c);
+      const size_t items = size_t(W) * m;
+      if (items >= (size_t(1) << 31))
+        throw Error(std::to_string(items) + " digits (" + std::to_string(W) + " windows of " +
+                    std::to_string(m) + " terms) exceed the sort's 2^31 - 1");
+      const uint32_t per_window = 1u << (c - 1);
+      const uint32_t max_runs = W * per_window + 1;
+      const int key_bits = int(32 - __builtin_clz(W)) + int(c - 1);
+      size_t sort_tmp = 0, rle_tmp = 0, off_tmp = 0;
+      cub::DoubleBuffer<uint32_t> dk(nullptr, nullptr), dv(nullptr, nullptr);
+      SPLITPROVE_CUDA_CHECK(
+          cub::DeviceRadixSort::SortPairs(nullptr, sort_tmp, dk, dv, int(items), 0, key_bits, s));
+      SPLITPROVE_CUDA_CHECK(cub::DeviceRunLengthEncode::Encode(
+          nullptr, rle_tmp, (uint32_t*)nullptr, (uint32_t*)nullptr, (uint32_t*)nullptr,
+          (uint32_t*)nullptr, int(items), s));
+      SPLITPROVE_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, off_tmp, (uint32_t*)nullptr,
+                                                          (uint32_t*)nullptr, int(max_runs), s));
+      const size_t tmp_bytes = std::max({sort_tmp, rle_tmp, off_tmp});
+      const size_t dig_bytes = 4 * carve_size(items, 4) + carve_size(tmp_bytes, 1) +
+                               3 * carve_size(max_runs, 4) + carve_size(1, 4);
+      dig = pool.allocate(dig_bytes, mem::Tag::gpu);
+      off = 0;
+      uint32_t* k0 = carve<uint32_t>(dig, off, items);
+      uint32_t* k1 = carve<uint32_t>(dig, off, items);
+      uint32_t* v0 = carve<uint32_t>(dig, off, items);
+      uint32_t* v1 = carve<uint32_t>(dig, off, items);
+      void* t2 = carve<char>(dig, off, tmp_bytes);
+      uint32_t* uniq = carve<uint32_t>(dig, off, max_runs);
+      uint32_t* cnt = carve<uint32_t>(dig, off, max_runs);
+      uint32_t* offs = carve<uint32_t>(dig, off, max_runs);
+      uint32_t* nruns = carve<uint32_t>(dig, off, 1);
+      digits_kernel<<<grid_for(m, 256), 256, 0, s>>>(sc, mont, tail, m, c, W, k0, v0);
+      SPLITPROVE_CUDA_CHECK_LAUNCH();
+      cub::DoubleBuffer<uint32_t> keys(k0, k1), vals(v0, v1);
+      SPLITPROVE_CUDA_CHECK(
+          cub::DeviceRadixSort::SortPairs(t2, sort_tmp, keys, vals, int(items), 0, key_bits, s));
+      SPLITPROVE_CUDA_CHECK(cudaMemsetAsync(cnt, 0, size_t(max_runs) * 4, s));
+      SPLITPROVE_CUDA_CHECK(cub::DeviceRunLengthEncode::Encode(t2, rle_tmp, keys.Current(), uniq,
+                                                               cnt, nruns, int(items), s));
+      SPLITPROVE_CUDA_CHECK(
+          cub::DeviceScan::ExclusiveSum(t2, off_tmp, cnt, offs, int(max_runs), s));
+      ev.mark(3, s);
+
+      bk = pool.allocate(size_t(W) * per_window * sizeof(Xyzz), mem::Tag::gpu);
+      Xyzz* buckets = bk.as<Xyzz>();
+      SPLITPROVE_CUDA_CHECK(
+          cudaMemsetAsync(buckets, 0, size_t(W) * per_window * sizeof(Xyzz), s));  // ZZ = 0: inf
+      // A run is "big" above 4x the mean bucket (and at least 64 entries): Poisson-sized buckets of
+      // random scalars rarely are; skewed ones (and a top window with few buckets) are cut into
+      // chunks of `cap` entries, one thread each, whose partial sums are added per bucket.
+      const uint32_t cap = std::max<uint32_t>(
+          64, uint32_t(std::min<size_t>(4 * items / (size_t(W) * per_window), size_t(1) << 30)));
+      bucket_kernel<F><<<grid_for(max_runs, 128), 128, 0, s>>>(pts, uniq, cnt, offs, nruns,
+                                                               vals.Current(), cap, buckets);
+      SPLITPROVE_CUDA_CHECK_LAUNCH();
+      // The big runs: their indices, chunk counts and chunk offsets (exclusive sums).
+      size_t big_tmp = 0;
+      SPLITPROVE_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, big_tmp, (uint32_t*)nullptr,
+                                                          (uint32_t*)nullptr, int(max_runs), s));
+      bigb = pool.allocate(3 * carve_size(max_runs, 4) + carve_size(1, 4) + carve_size(big_tmp, 1),
+                           mem::Tag::gpu);
+      size_t boff = 0;
+      uint32_t* big = carve<uint32_t>(bigb, boff, max_runs);
+      uint32_t* chunks = carve<uint32_t>(bigb, boff, max_runs);
+      uint32_t* chunk_off = carve<uint32_t>(bigb, boff, max_runs);
+      uint32_t* nbig = carve<uint32_t>(bigb, boff, 1);
+      void* btmp = carve<char>(bigb, boff, big_tmp);
+      SPLITPROVE_CUDA_CHECK(cudaMemsetAsync(nbig, 0, 4, s));
+      find_big_kernel<<<grid_for(max_runs, 256), 256, 0, s>>>(uniq, cnt, nruns, cap, big, chunks,
+                                                              nbig);
+      SPLITPROVE_CUDA_CHECK_LAUNCH();
+      uint32_t nb = 0;
+      SPLITPROVE_CUDA_CHECK(cudaMemcpyAsync(&nb, nbig, 4, cudaMemcpyDeviceToHost, s));
+      SPLITPROVE_CUDA_CHECK(cudaStreamSynchronize(s));
+      st.big_runs = nb;
+      if (nb) {
+        SPLITPROVE_CUDA_CHECK(
+            cub::DeviceScan::ExclusiveSum(btmp, big_tmp, chunks, chunk_off, int(nb), s));
+        uint32_t last[2] = {0, 0};
+        SPLITPROVE_CUDA_CHECK(
+            cudaMemcpyAsync(&last[0], chunk_off + nb - 1, 4, cudaMemcpyDeviceToHost, s));
+        SPLITPROVE_CUDA_CHECK(
+            cudaMemcpyAsync(&last[1], chunks + nb - 1, 4, cudaMemcpyDeviceToHost, s));
+        SPLITPROVE_CUDA_CHECK(cudaStreamSynchronize(s));
+        const uint32_t total = last[0] + last[1];
+        part = pool.allocate(size_t(total) * sizeof(Xyzz), mem::Tag::gpu);
+        chunk_kernel<F><<<grid_for(total, 128), 128, 0, s>>>(
+            pts, cnt, offs, vals.Current(), big, chunk_off, nb, total, cap, part.as<Xyzz>());
+        SPLITPROVE_CUDA_CHECK_LAUNCH();
+        chunk_sum_kernel<F><<<grid_for(nb, 128), 128, 0, s>>>(part.as<Xyzz>(), uniq, big, chunks,
+                                                              chunk_off, nb, buckets);
+        SPLITPROVE_CUDA_CHECK_LAUNCH();
+      }
+      ev.mark(4, s);
+
+      // Segments of len buckets: about 2^15 threads or more, len a power of two.
+      uint32_t len = per_window;
+      while (len > 16 && size_t(W) * (per_window / len) < (size_t(1) << 15)) len /= 2;
+      const uint32_t segs = per_window / len;
+      wb = pool.allocate(size_t(W) * segs * sizeof(Xyzz), mem::Tag::gpu);
+      Xyzz* wsum = wb.as<Xyzz>();
+      window_kernel<F>
+          <<<grid_for(size_t(W) * segs, 64), 64, 0, s>>>(buckets, per_window, len, W * segs, wsum);
+      SPLITPROVE_CUDA_CHECK_LAUNCH();
+      reduce_segments<F>(wsum, W, segs, s);
+      ev.mark(5, s);
+      win_host.resize(size_t(W) * kLimbs);
+      SPLITPROVE_CUDA_CHECK(cudaMemcpy2DAsync(win_host.data(), sizeof(Xyzz), wsum,
+                                              size_t(segs) * sizeof(Xyzz), sizeof(Xyzz), W,
+                                              cudaMemcpyDeviceToHost, s));
+    }
+    std::vector<uint64_t> ones_host(kLimbs);
+    if (ones)
+      SPLITPROVE_CUDA_CHECK(
+          cudaMemcpyAsync(ones_host.data(), ones, sizeof(Xyzz), cudaMemcpyDeviceToHost, s));
+    SPLITPROVE_CUDA_CHECK(cudaStreamSynchronize(s));  // before the blocks go back to the pool
+
+    // ---- combine on the host: Horner over the windows, then the ones -------------------------
+    for (unsigned w = W; w-- > 0;) {
+      for (unsigned i = 0; i < c && w + 1 < W; ++i) result = result.dbl();
+      result += to_host_xyzz<C>(win_host.data() + size_t(w) * kLimbs);
+    }
+    if (ones) result += to_host_xyzz<C>(ones_host.data());
+    st.window_bits = c;
+    st.windows = W;
+    st.ms_classify = ev.ms(0, 1);
+    st.ms_ones = ev.ms(1, 2);
+    st.ms_sort = ev.ms(2, 3);
+    st.ms_buckets = ev.ms(3, 4);
+    st.ms_windows = ev.ms(4, 5);
+    if (stats) *stats = st;
+  });
+  return result.to_jacobian();
+}
+
+template <class C>
+typename C::Jacobian msm_host(DevicePool& pool, std::span<const typename C::Affine> bases,
+                              std::span<const typename C::Fr> scalars, const MsmOptions& opt,
+                              MsmStats* stats) {
+  if (bases.size() != scalars.size())
+    throw Error("cuda::msm_host: " + std::to_string(bases.size()) + " bases and " +
+                std::to_string(scalars.size()) + " scalars");
+  DeviceBases<C> db(pool, bases);
+  DeviceBlock sc = pool.allocate(scalars.size_bytes(), mem::Tag::gpu);
+  copy_to_device(sc.get(), scalars.data(), scalars.size_bytes());
+  return msm<C>(pool, db, sc.get(), scalars.size(), ScalarForm::montgomery, opt, stats, nullptr);
+}
+
+#define SPLITPROVE_CUDA_MSM_INSTANTIATE(C)                                                         \
+  template class DeviceBases<C>;                                                                   \
+  template C::Jacobian msm<C>(DevicePool&, const DeviceBases<C>&, const void*, size_t, ScalarForm, \
+                              const MsmOptions&, MsmStats*, CUstream_st*);                         \
+  template C::Jacobian msm_host<C>(DevicePool&, std::span<const C::Affine>,                        \
+                                   std::span<const C::Fr>, const MsmOptions&, MsmStats*);
+
+}  // namespace splitprove::cuda

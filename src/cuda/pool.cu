@@ -1,0 +1,118 @@
+// Device pool behind cuda/pool.hpp.
+#include <string>
+
+#include "cuda/pool.hpp"
+#include "cuda/runtime.cuh"
+
+namespace splitprove::cuda {
+
+void DeviceBlock::reset() noexcept {
+  if (pool_ && ptr_) pool_->give_back(ptr_, bytes_, std::move(res_));
+  pool_ = nullptr;
+  ptr_ = nullptr;
+  bytes_ = 0;
+  res_.reset();
+}
+
+DevicePool::DevicePool(mem::MemoryBudget& budget, int device) : budget_(budget), device_(device) {}
+
+DevicePool::~DevicePool() { trim(); }
+
+DeviceBlock DevicePool::allocate(size_t bytes, mem::Tag tag) {
+  const size_t cls = bytes == 0 ? kGranule : (bytes + kGranule - 1) / kGranule * kGranule;
+  DeviceBlock b;
+  {
+    std::lock_guard lk(mu_);
+    auto it = cache_.find(cls);
+    if (it != cache_.end()) {
+      b.pool_ = this;
+      b.ptr_ = it->second.ptr;
+      b.bytes_ = cls;
+      b.res_ = std::move(it->second.res);
+      b.res_.retag(tag);
+      cache_.erase(it);
+      cached_bytes_ -= cls;
+      return b;
+    }
+  }
+  // Reserve first (DESIGN §1.2): cached blocks of other classes go before anyone waits.
+  auto got = budget_.try_reserve(cls, tag);
+  if (!got) {
+    trim();
+    got = budget_.reserve(cls, tag);
+  }
+  SPLITPROVE_CUDA_CHECK(cudaSetDevice(device_));
+  void* p = nullptr;
+  cudaError_t e = cudaMalloc(&p, cls);
+  if (e == cudaErrorMemoryAllocation) {  // the budget overstates the card: drop the cache, retry
+    cudaGetLastError();
+    trim();
+    e = cudaMalloc(&p, cls);
+  }
+  if (e != cudaSuccess)
+    throw_cuda_error(e, ("cudaMalloc(" + std::to_string(cls) + " bytes)").c_str(), __FILE__,
+                     __LINE__);
+  {
+    std::lock_guard lk(mu_);
+    ++mallocs_;
+  }
+  b.pool_ = this;
+  b.ptr_ = p;
+  b.bytes_ = cls;
+  b.res_ = std::move(*got);
+  return b;
+}
+
+void DevicePool::give_back(void* ptr, size_t bytes, mem::Reservation&& res) noexcept {
+  std::lock_guard lk(mu_);
+  res.retag(mem::Tag::scratch);
+  cache_.emplace(bytes, Cached{ptr, std::move(res)});
+  cached_bytes_ += bytes;
+}
+
+void DevicePool::trim() {
+  std::multimap<size_t, Cached> drop;
+  {
+    std::lock_guard lk(mu_);
+    drop.swap(cache_);
+    cached_bytes_ = 0;
+  }
+  if (!drop.empty()) cudaSetDevice(device_);
+  for (auto& [cls, c] : drop) {
+    cudaFree(c.ptr);  // the memory is gone before its bytes go back to the budget
+    c.res.reset();
+  }
+}
+
+size_t DevicePool::cached_bytes() const {
+  std::lock_guard lk(mu_);
+  return cached_bytes_;
+}
+size_t DevicePool::mallocs() const {
+  std::lock_guard lk(mu_);
+  return mallocs_;
+}
+
+GpuStream::GpuStream() {
+  cudaStream_t s = nullptr;
+  SPLITPROVE_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  s_ = s;
+}
+GpuStream::~GpuStream() {
+  if (s_) cudaStreamDestroy(s_);
+}
+void GpuStream::sync() const { SPLITPROVE_CUDA_CHECK(cudaStreamSynchronize(s_)); }
+
+void copy_to_device(void* dst, const void* src, size_t bytes, CUstream_st* stream) {
+  if (!bytes) return;
+  SPLITPROVE_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream));
+  if (!stream) SPLITPROVE_CUDA_CHECK(cudaStreamSynchronize(stream));
+}
+void copy_to_host(void* dst, const void* src, size_t bytes, CUstream_st* stream) {
+  if (!bytes) return;
+  SPLITPROVE_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, stream));
+  if (!stream) SPLITPROVE_CUDA_CHECK(cudaStreamSynchronize(stream));
+}
+void sync_stream(CUstream_st* stream) { SPLITPROVE_CUDA_CHECK(cudaStreamSynchronize(stream)); }
+
+}  // namespace splitprove::cuda

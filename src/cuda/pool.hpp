@@ -1,0 +1,129 @@
+#pragma once
+// Device memory for the CUDA backend: one pool per GPU whose every byte is reserved against a
+// mem::MemoryBudget that counts *device* bytes (DESIGN §1.2), and move-only handles that give
+// their block back to the pool when they die.
+//
+// Ownership
+//   * A DeviceBlock owns one cudaMalloc'd block and the budget Reservation that stands for it.
+//     Destroying the block does not free the memory: it goes back to the pool's cache (keeping its
+//     reservation, now tagged `scratch`), so the next partition's buffers of the same size class
+//     cost no cudaMalloc. Blocks must die before their pool.
+//   * The cache is trimmed (cudaFree, reservation released) when an allocation does not fit the
+//     budget otherwise, and by trim(); the pool's destructor frees everything.
+//   * Sizes are rounded up to 2 MiB (a size class): a cached block is reused only for its class.
+//
+// Errors: a request larger than the budget's capacity throws mem::BudgetError; cudaMalloc
+// failures throw splitprove::Error naming the call and the size. CUDA-free header.
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <utility>
+
+#include "mem/budget.hpp"
+
+struct CUstream_st;  // cudaStream_t is CUstream_st*: streams cross this header as plain pointers
+
+namespace splitprove::cuda {
+
+class DevicePool;
+
+class DeviceBlock {
+ public:
+  DeviceBlock() = default;
+  DeviceBlock(DeviceBlock&& o) noexcept
+      : pool_(std::exchange(o.pool_, nullptr)),
+        ptr_(std::exchange(o.ptr_, nullptr)),
+        bytes_(std::exchange(o.bytes_, 0)),
+        res_(std::move(o.res_)) {}
+  DeviceBlock& operator=(DeviceBlock&& o) noexcept {
+    if (this != &o) {
+      reset();
+      pool_ = std::exchange(o.pool_, nullptr);
+      ptr_ = std::exchange(o.ptr_, nullptr);
+      bytes_ = std::exchange(o.bytes_, 0);
+      res_ = std::move(o.res_);
+    }
+    return *this;
+  }
+  DeviceBlock(const DeviceBlock&) = delete;
+  DeviceBlock& operator=(const DeviceBlock&) = delete;
+  ~DeviceBlock() { reset(); }
+
+  void* get() const { return ptr_; }
+  template <class T>
+  T* as() const {
+    return static_cast<T*>(ptr_);
+  }
+  size_t bytes() const { return bytes_; }  // the size class (>= the bytes asked for)
+  explicit operator bool() const { return ptr_ != nullptr; }
+  void reset() noexcept;  // back to the pool's cache
+
+ private:
+  friend class DevicePool;
+  DevicePool* pool_ = nullptr;
+  void* ptr_ = nullptr;
+  size_t bytes_ = 0;
+  mem::Reservation res_;
+};
+
+class DevicePool {
+ public:
+  // `budget` counts this GPU's bytes; it must outlive the pool. `device`: the CUDA device index.
+  explicit DevicePool(mem::MemoryBudget& budget, int device = 0);
+  ~DevicePool();
+  DevicePool(const DevicePool&) = delete;
+  DevicePool& operator=(const DevicePool&) = delete;
+
+  // A block of at least `bytes` bytes (rounded up to the 2 MiB class), booked under `tag`.
+  // Reuses a cached block of the same class; else reserves (trimming the cache first if the
+  // budget is short, then waiting for the budget) and allocates.
+  DeviceBlock allocate(size_t bytes, mem::Tag tag = mem::Tag::gpu);
+  // Frees every cached (unused) block and returns its bytes to the budget.
+  void trim();
+
+  int device() const { return device_; }
+  mem::MemoryBudget& budget() const { return budget_; }
+  size_t cached_bytes() const;
+  // cudaMalloc calls made so far (cache misses): what the reuse saves shows here.
+  size_t mallocs() const;
+
+  static constexpr size_t kGranule = size_t(2) << 20;
+
+ private:
+  friend class DeviceBlock;
+  void give_back(void* ptr, size_t bytes, mem::Reservation&& res) noexcept;
+
+  struct Cached {
+    void* ptr;
+    mem::Reservation res;
+  };
+  mem::MemoryBudget& budget_;
+  const int device_;
+  mutable std::mutex mu_;
+  std::multimap<size_t, Cached> cache_;  // size class -> free blocks
+  size_t cached_bytes_ = 0;
+  size_t mallocs_ = 0;
+};
+
+// A non-blocking CUDA stream on the current device, destroyed with its owner (CUDA-free handle).
+class GpuStream {
+ public:
+  GpuStream();
+  ~GpuStream();
+  GpuStream(const GpuStream&) = delete;
+  GpuStream& operator=(const GpuStream&) = delete;
+  CUstream_st* get() const { return s_; }
+  void sync() const;
+
+ private:
+  CUstream_st* s_ = nullptr;
+};
+
+// Host <-> device copies on `stream` (synchronous when stream is null: they then wait).
+void copy_to_device(void* dst, const void* src, size_t bytes, CUstream_st* stream = nullptr);
+void copy_to_host(void* dst, const void* src, size_t bytes, CUstream_st* stream = nullptr);
+void sync_stream(CUstream_st* stream);
+
+}  // namespace splitprove::cuda

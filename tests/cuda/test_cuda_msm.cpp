@@ -1,0 +1,217 @@
+// GPU MSM (cuda/msm.hpp) for G1 and G2 against the CPU msm::msm and closed forms: random,
+// 0/1-heavy, small and mixed scalars, points at infinity, sizes that are not powers of two, every
+// window size 1..20, split against unsplit, canonical against Montgomery scalars, the 0/1/tail
+// counts, and scalars >= r rejected by index. Also the device pool's budget books. Skipped, with
+// the reason, where no GPU exists.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "cuda/msm.hpp"
+#include "gpu.hpp"
+#include "msm/msm.hpp"
+#include "splitprove/error.hpp"
+
+namespace splitprove::cuda {
+namespace {
+
+using namespace testing;
+using HFr = bls12_381::Fr;
+
+// k·G for k = 1..n with every 7th point replaced by infinity.
+template <class C>
+std::vector<typename C::Affine> test_bases(size_t n) {
+  std::vector<typename C::Jacobian> j(n);
+  auto acc = C::Jacobian::identity();
+  const auto g = C::Affine::generator();
+  for (size_t i = 0; i < n; ++i) j[i] = acc += g;
+  std::vector<typename C::Affine> a(n);
+  C::batch_to_affine(j, a);
+  for (size_t i = 3; i < n; i += 7) a[i] = C::Affine::identity();
+  return a;
+}
+
+enum class Mix { random, zero_one_heavy, small, mixed };
+
+std::vector<HFr> test_scalars(size_t n, Mix mix, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<HFr> s(n);
+  for (auto& x : s) {
+    const unsigned r = unsigned(rng() % 100);
+    switch (mix) {
+      case Mix::random:
+        x = HFr::random(rng);
+        break;
+      case Mix::zero_one_heavy:  // 75% 0/1, as in Groth16 witnesses
+        x = r < 40 ? HFr::zero() : r < 75 ? HFr::one() : HFr::random(rng);
+        break;
+      case Mix::small:
+        x = HFr::from_u64(rng() % 5);
+        break;
+      case Mix::mixed:
+        x = r < 20   ? HFr::zero()
+            : r < 40 ? HFr::one()
+            : r < 50 ? -HFr::one()
+            : r < 70 ? HFr::from_u64(rng() & 0xffff)
+            : r < 80 ? HFr::from_u64(rng())
+                     : HFr::random(rng);
+        break;
+    }
+  }
+  return s;
+}
+
+template <class C>
+void expect_matches_cpu(size_t n, Mix mix, const MsmOptions& opt, uint64_t seed,
+                        const std::string& what) {
+  const auto bases = test_bases<C>(n);
+  const auto sc = test_scalars(n, mix, seed);
+  MsmStats st;
+  const auto got = msm_host<C>(test_pool(), bases, sc, opt, &st);
+  const auto want = msm::msm<C>(bases, sc);
+  EXPECT_TRUE(got == want) << what << ": n=" << n << " mix " << int(mix) << " c=" << st.window_bits;
+  size_t zeros = 0, ones = 0;
+  for (const auto& x : sc) zeros += x.is_zero(), ones += x.is_one();
+  EXPECT_EQ(st.n, n);
+  EXPECT_EQ(st.zeros, zeros) << what;
+  EXPECT_EQ(st.ones, opt.split ? ones : 0) << what;
+  EXPECT_EQ(st.tail, n - zeros - (opt.split ? ones : 0)) << what;
+}
+
+template <class C>
+class GpuMsm : public ::testing::Test {};
+using Curves = ::testing::Types<bls12_381::G1, bls12_381::G2>;
+TYPED_TEST_SUITE(GpuMsm, Curves);
+
+TYPED_TEST(GpuMsm, MatchesCpuOnEveryMix) {
+  SPLITPROVE_REQUIRE_GPU();
+  for (size_t n : {size_t(1), size_t(2), size_t(31), size_t(33), size_t(1000), size_t(4097)})
+    for (Mix mix : {Mix::random, Mix::zero_one_heavy, Mix::small, Mix::mixed})
+      expect_matches_cpu<TypeParam>(n, mix, {}, n * 10 + int(mix), "auto window");
+}
+
+TYPED_TEST(GpuMsm, EveryWindowSize) {
+  SPLITPROVE_REQUIRE_GPU();
+  for (unsigned c = 1; c <= kMaxWindowBits; ++c) {
+    MsmOptions o;
+    o.window_bits = c;
+    expect_matches_cpu<TypeParam>(300, Mix::mixed, o, 1000 + c, "c=" + std::to_string(c));
+  }
+}
+
+TYPED_TEST(GpuMsm, SplitEqualsUnsplit) {
+  SPLITPROVE_REQUIRE_GPU();
+  MsmOptions o;
+  o.split = false;
+  expect_matches_cpu<TypeParam>(5000, Mix::zero_one_heavy, o, 77, "unsplit");
+  expect_matches_cpu<TypeParam>(5000, Mix::zero_one_heavy, {}, 77, "split");
+}
+
+// 14-bit windows leave the top window 3 bits (255 = 18·14 + 3): a few buckets hold thousands of
+// points each, which are cut into chunks (the big-run path), as are the -1s of a skewed mix.
+TYPED_TEST(GpuMsm, SkewedBucketsTakeTheBigRunPath) {
+  SPLITPROVE_REQUIRE_GPU();
+  using C = TypeParam;
+  const size_t n = 20000;
+  const auto bases = test_bases<C>(n);
+  auto sc = test_scalars(n, Mix::random, 31);
+  for (size_t i = 0; i < n; i += 3) sc[i] = -HFr::one();
+  MsmOptions o;
+  o.window_bits = 14;
+  MsmStats st;
+  const auto got = msm_host<C>(test_pool(), bases, sc, o, &st);
+  EXPECT_GT(st.big_runs, 0u);
+  EXPECT_TRUE(got == msm::msm<C>(bases, sc));
+}
+
+TYPED_TEST(GpuMsm, LargerRandom) {
+  SPLITPROVE_REQUIRE_GPU();
+  expect_matches_cpu<TypeParam>((size_t(1) << 15) + 123, Mix::mixed, {}, 5, "2^15+123");
+}
+
+TYPED_TEST(GpuMsm, AllZeroAllOneAndEmpty) {
+  SPLITPROVE_REQUIRE_GPU();
+  using C = TypeParam;
+  const auto bases = test_bases<C>(100);
+  std::vector<HFr> zeros(100, HFr::zero()), ones(100, HFr::one());
+  EXPECT_TRUE(msm_host<C>(test_pool(), bases, zeros).is_identity());
+  auto sum = C::Jacobian::identity();
+  for (const auto& p : bases) sum += p;
+  EXPECT_TRUE(msm_host<C>(test_pool(), bases, ones) == sum);
+  EXPECT_TRUE(
+      msm_host<C>(test_pool(), std::span<const typename C::Affine>{}, std::span<const HFr>{})
+          .is_identity());
+}
+
+// Σ (i·G)·m over i = 1..n is m·n(n+1)/2·G: every scalar equal, so every digit lands in one bucket
+// per window (the longest runs the bucket kernel can meet).
+TYPED_TEST(GpuMsm, EqualScalarsClosedForm) {
+  SPLITPROVE_REQUIRE_GPU();
+  using C = TypeParam;
+  const size_t n = 3000;
+  std::vector<typename C::Jacobian> j(n);
+  auto acc = C::Jacobian::identity();
+  for (size_t i = 0; i < n; ++i) j[i] = acc += C::Affine::generator();
+  std::vector<typename C::Affine> bases(n);
+  C::batch_to_affine(j, bases);
+  std::mt19937_64 rng(9);
+  const HFr m = HFr::random(rng);
+  std::vector<HFr> sc(n, m);
+  const auto got = msm_host<C>(test_pool(), bases, sc);
+  const auto want = C::mul_ct(C::Affine::generator(), m * HFr::from_u64(n * (n + 1) / 2));
+  EXPECT_TRUE(got == want);
+}
+
+TEST(GpuMsmG1, CanonicalScalarsAndRejectsUnreduced) {
+  SPLITPROVE_REQUIRE_GPU();
+  using C = bls12_381::G1;
+  const size_t n = 777;
+  const auto bases = test_bases<C>(n);
+  const auto sc = test_scalars(n, Mix::mixed, 3);
+  std::vector<HFr::Repr> canon(n);
+  for (size_t i = 0; i < n; ++i) canon[i] = sc[i].to_canonical();
+  DeviceBases<C> db(test_pool(), bases);
+  DeviceBlock d = test_pool().allocate(n * sizeof(HFr::Repr));
+  copy_to_device(d.get(), canon.data(), n * sizeof(HFr::Repr));
+  EXPECT_TRUE(msm<C>(test_pool(), db, d.get(), n, ScalarForm::canonical) == msm::msm<C>(bases, sc));
+  canon[500] = HFr::MOD;  // r itself: not reduced
+  copy_to_device(d.get(), canon.data(), n * sizeof(HFr::Repr));
+  try {
+    msm<C>(test_pool(), db, d.get(), n, ScalarForm::canonical);
+    ADD_FAILURE() << "no error for a scalar equal to r";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("scalar[500]"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(msm<C>(test_pool(), db, d.get(), n + 1, ScalarForm::canonical), Error);
+  MsmOptions bad;
+  bad.window_bits = kMaxWindowBits + 1;
+  EXPECT_THROW(msm<C>(test_pool(), db, d.get(), 10, ScalarForm::canonical, bad), Error);
+}
+
+TEST(GpuPool, BooksDeviceBytesAndReusesBlocks) {
+  SPLITPROVE_REQUIRE_GPU();
+  mem::MemoryBudget budget(uint64_t(64) << 20, "gpu-test");
+  {
+    DevicePool pool(budget);
+    {
+      DeviceBlock a = pool.allocate(3 << 20);  // 4 MiB class
+      EXPECT_EQ(a.bytes(), size_t(4) << 20);
+      EXPECT_EQ(budget.books()[mem::Tag::gpu].bytes, uint64_t(4) << 20);
+      EXPECT_THROW(pool.allocate(size_t(65) << 20), mem::BudgetError);
+    }
+    EXPECT_EQ(pool.cached_bytes(), size_t(4) << 20);
+    EXPECT_EQ(budget.books()[mem::Tag::scratch].bytes, uint64_t(4) << 20);
+    { DeviceBlock b = pool.allocate(4 << 20); }
+    EXPECT_EQ(pool.mallocs(), 1u);  // the cached block was reused
+    // 62 MiB only fits once the cached 4 MiB block is trimmed.
+    DeviceBlock c = pool.allocate(size_t(62) << 20);
+    EXPECT_EQ(pool.cached_bytes(), 0u);
+    EXPECT_EQ(budget.books().used, uint64_t(62) << 20);
+  }
+  EXPECT_EQ(budget.books().used, 0u);
+}
+
+}  // namespace
+}  // namespace splitprove::cuda
