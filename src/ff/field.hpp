@@ -29,6 +29,40 @@
 #define SPLITPROVE_X86 1
 #endif
 
+// The mulx/adcx/adox Montgomery kernel (Field::mont_mul_adx): x86-64 with BMI2 and ADX enabled at
+// compile time (-march=native on such a machine, or -mbmi2 -madx), unless SPLITPROVE_PORTABLE_FF
+// asks for the portable C++ kernel everywhere.
+#if defined(__x86_64__) && defined(__BMI2__) && defined(__ADX__) && !defined(SPLITPROVE_PORTABLE_FF)
+#define SPLITPROVE_ADX 1
+// One step of a row of mont_mul_adx (AT&T operand order: mulx src, lo, hi).
+//   MA: t_j += lo(a_j·rdx) on the OF chain, t_k += hi(a_j·rdx) on the CF chain (k = j + 1).
+//   RD: the same with p_j·rdx, the chains swapped (CF takes lo, OF takes hi).
+//   *_TOP: the last limb, whose hi goes to A; both chains end in A (lo is reused as a zero:
+//   mov leaves the flags alone).
+#define SPLITPROVE_MA(j, k)                     \
+  "mulxq %[a" #j "], %[lo], %[hi]\n\t"         \
+  "adoxq %[lo], %[t" #j "]\n\t"                \
+  "adcxq %[hi], %[t" #k "]\n\t"
+#define SPLITPROVE_MA_TOP(j)                    \
+  "mulxq %[a" #j "], %[lo], %[A]\n\t"          \
+  "adoxq %[lo], %[t" #j "]\n\t"                \
+  "movl $0, %k[lo]\n\t"                        \
+  "adcxq %[lo], %[A]\n\t"                      \
+  "adoxq %[lo], %[A]\n\t"
+#define SPLITPROVE_RD(j, k)                     \
+  "mulxq %[p" #j "], %[lo], %[hi]\n\t"         \
+  "adcxq %[lo], %[t" #j "]\n\t"                \
+  "adoxq %[hi], %[t" #k "]\n\t"
+#define SPLITPROVE_RD_TOP(j)                    \
+  "mulxq %[p" #j "], %[lo], %[hi]\n\t"         \
+  "adcxq %[lo], %[t" #j "]\n\t"                \
+  "adoxq %[hi], %[A]\n\t"                      \
+  "movl $0, %k[lo]\n\t"                        \
+  "adcxq %[lo], %[A]\n\t"
+#else
+#define SPLITPROVE_ADX 0
+#endif
+
 namespace splitprove::ff {
 
 // -m^-1 mod 2^64 for odd m (Newton iteration doubles the correct bits each step).
@@ -283,8 +317,21 @@ class Field {
   }();
   static constexpr Repr T = shr(P_MINUS_1, S);
 
-  // Raw Montgomery kernels (also used by vectorised/batched code).
+  // Raw Montgomery kernels (also used by vectorised/batched code). At run time on x86-64 with
+  // BMI2 and ADX, N = 4 and N = 6 use the mulx/adcx/adox kernel below; everything else (constant
+  // evaluation, other limb counts, other targets) uses the portable CIOS loop.
   __attribute__((always_inline)) static constexpr Repr mont_mul(const Repr& a, const Repr& b) {
+#if SPLITPROVE_ADX
+    if constexpr (N == 4 || N == 6) {
+      if (!std::is_constant_evaluated()) return mont_mul_adx(a, b);
+    }
+#endif
+    return mont_mul_portable(a, b);
+  }
+  static constexpr Repr mont_sqr(const Repr& a) { return mont_mul(a, a); }
+
+  __attribute__((always_inline)) static constexpr Repr mont_mul_portable(const Repr& a,
+                                                                         const Repr& b) {
     Repr t{};
 #pragma GCC unroll 8
     for (size_t i = 0; i < N; ++i) {
@@ -306,7 +353,69 @@ class Field {
     reduce_once(t);
     return t;
   }
-  static constexpr Repr mont_sqr(const Repr& a) { return mont_mul(a, a); }
+
+#if SPLITPROVE_ADX
+  // The same CIOS product with two independent carry chains per row (adcx: CF, adox: OF), as
+  // x86-64 BMI2/ADX allows. Row i, in two asm blocks so that no flag crosses a block boundary:
+  //   1. (A:t) += a·b_i          mulx a_j·b_i = hi:lo; lo joins t_j on the OF chain, hi joins
+  //                              t_{j+1} on the CF chain; A (the limb above t) takes both ends.
+  //   2. m = t_0·(-p^-1) mod 2^64 (plain C), then (A:t) += m·p, which clears t_0 (the same
+  //      two-chain pattern), and t ← (A:t) / 2^64 — the shift is a renaming of C variables.
+  // The bound is the portable loop's: with one spare bit in p the value after step 2 is below
+  // 2·p·2^64 < 2^(64(N+1)), so neither chain carries out of A.
+  __attribute__((always_inline)) static Repr mont_mul_adx(const Repr& a, const Repr& b) {
+    // Scalars, not an array: the per-row shift must stay a renaming of registers (an array is
+    // shifted through memory by the optimiser).
+    uint64_t t0 = 0, t1 = 0, t2 = 0, t3 = 0, t4 = 0, t5 = 0;
+#pragma GCC unroll 8
+    for (size_t i = 0; i < N; ++i) {
+      uint64_t A, lo, hi;
+      if constexpr (N == 6) {
+        asm("xorl %k[lo], %k[lo]\n\t"
+            SPLITPROVE_MA(0, 1) SPLITPROVE_MA(1, 2) SPLITPROVE_MA(2, 3) SPLITPROVE_MA(3, 4)
+            SPLITPROVE_MA(4, 5) SPLITPROVE_MA_TOP(5)
+            : [t0] "+r"(t0), [t1] "+r"(t1), [t2] "+r"(t2), [t3] "+r"(t3), [t4] "+r"(t4),
+              [t5] "+r"(t5), [A] "=&r"(A), [lo] "=&r"(lo), [hi] "=&r"(hi)
+            : "d"(b[i]), [a0] "m"(a[0]), [a1] "m"(a[1]), [a2] "m"(a[2]), [a3] "m"(a[3]),
+              [a4] "m"(a[4]), [a5] "m"(a[5])
+            : "cc");
+        const uint64_t m = t0 * INV;
+        asm("xorl %k[lo], %k[lo]\n\t"
+            SPLITPROVE_RD(0, 1) SPLITPROVE_RD(1, 2) SPLITPROVE_RD(2, 3) SPLITPROVE_RD(3, 4)
+            SPLITPROVE_RD(4, 5) SPLITPROVE_RD_TOP(5)
+            : [t0] "+r"(t0), [t1] "+r"(t1), [t2] "+r"(t2), [t3] "+r"(t3), [t4] "+r"(t4),
+              [t5] "+r"(t5), [A] "+r"(A), [lo] "=&r"(lo), [hi] "=&r"(hi)
+            : "d"(m), [p0] "m"(MOD[0]), [p1] "m"(MOD[1]), [p2] "m"(MOD[2]), [p3] "m"(MOD[3]),
+              [p4] "m"(MOD[4]), [p5] "m"(MOD[5])
+            : "cc");
+        t0 = t1, t1 = t2, t2 = t3, t3 = t4, t4 = t5, t5 = A;
+      } else {
+        asm("xorl %k[lo], %k[lo]\n\t"
+            SPLITPROVE_MA(0, 1) SPLITPROVE_MA(1, 2) SPLITPROVE_MA(2, 3) SPLITPROVE_MA_TOP(3)
+            : [t0] "+r"(t0), [t1] "+r"(t1), [t2] "+r"(t2), [t3] "+r"(t3), [A] "=&r"(A),
+              [lo] "=&r"(lo), [hi] "=&r"(hi)
+            : "d"(b[i]), [a0] "m"(a[0]), [a1] "m"(a[1]), [a2] "m"(a[2]), [a3] "m"(a[3])
+            : "cc");
+        const uint64_t m = t0 * INV;
+        asm("xorl %k[lo], %k[lo]\n\t"
+            SPLITPROVE_RD(0, 1) SPLITPROVE_RD(1, 2) SPLITPROVE_RD(2, 3) SPLITPROVE_RD_TOP(3)
+            : [t0] "+r"(t0), [t1] "+r"(t1), [t2] "+r"(t2), [t3] "+r"(t3), [A] "+r"(A),
+              [lo] "=&r"(lo), [hi] "=&r"(hi)
+            : "d"(m), [p0] "m"(MOD[0]), [p1] "m"(MOD[1]), [p2] "m"(MOD[2]), [p3] "m"(MOD[3])
+            : "cc");
+        t0 = t1, t1 = t2, t2 = t3, t3 = A;
+      }
+    }
+    Repr r;
+    if constexpr (N == 6)
+      r = {t0, t1, t2, t3, t4, t5};
+    else
+      r = {t0, t1, t2, t3};
+    reduce_once(r);
+    return r;
+  }
+#endif
+
 
 
 
