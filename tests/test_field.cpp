@@ -147,9 +147,25 @@ TYPED_TEST(PrimeField, KernelMatchesPortable) {
       const R want = F::mont_mul_portable(a, b);
       ASSERT_EQ(F::mont_mul(a, b), want) << ff::to_hex(a) << " * " << ff::to_hex(b);
       ASSERT_LT(ff::cmp_limbs(want, F::MOD), 0);
+      // The lazy pieces: the wide product then one reduction is the same Montgomery product.
+      ASSERT_EQ(F::redc(F::mul_wide(a, b)), want) << ff::to_hex(a) << " * " << ff::to_hex(b);
     }
   // A product that is known in closed form: (p-1)·(p-1) = 1 in the field.
   EXPECT_EQ(-F::one() * -F::one(), F::one());
+}
+
+// Fp2 products (lazily reduced where the kernel allows) against the schoolbook formula over Fp,
+// including the operands that make a0·b0 - a1·b1 negative or extreme.
+TEST(Fp2, ProductMatchesSchoolbook) {
+  const Fp m1 = -Fp::one();
+  std::vector<Fp2> xs = {Fp2::zero(), Fp2::one(), {Fp::zero(), Fp::one()}, {m1, m1},
+                         {Fp::zero(), m1}, {m1, Fp::zero()}, {Fp::one(), m1}};
+  for (int i = 0; i < 100; ++i) xs.push_back(rand_elem<Fp2>());
+  for (const Fp2& a : xs)
+    for (const Fp2& b : xs) {
+      const Fp2 want{a.c0 * b.c0 - a.c1 * b.c1, a.c0 * b.c1 + a.c1 * b.c0};
+      ASSERT_EQ(a * b, want);
+    }
 }
 
 TEST(Fr, RootsOfUnityFollowSnarkjs) {
