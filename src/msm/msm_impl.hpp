@@ -494,6 +494,7 @@ struct Plan {
   unsigned c = 1, windows = 0;
   size_t slices = 1;  // tail slices per window
   bool affine = false;
+  double cost = 0;  // the model's makespan, in multiplications in F
 };
 
 // One inversion in F, in multiplications in F: Fermat in Fp costs ~1.2·381 squarings and
@@ -545,11 +546,25 @@ Plan make_plan(size_t tail, size_t vectors, const Options& opt, unsigned bits = 
       const double rounds = double((tasks + threads - 1) / threads);
       const double cost = rounds * (double(tail) / double(s) * add + red);
       if (best < 0 || cost < best)
-        best = cost, p.c = c, p.windows = unsigned(windows), p.slices = s;
+        best = cost, p.c = c, p.windows = unsigned(windows), p.slices = s, p.cost = cost;
     }
     if (opt.window_bits) break;
   }
   return p;
+}
+
+// The GLV split pays when the model's makespan over 2T terms of kBits-bit scalars, plus the split
+// itself (two divisions and one endomorphism per term, ~5 multiplications in F, and the larger
+// tail), is below the makespan over T full-width terms. The model gives 2-8% from 2^12 to 2^18
+// terms and a loss from ~2^20 on, where the windows would want to be wider than 16 bits.
+inline constexpr double kCostGlvTerm = 5.0;
+
+template <class C>
+bool glv_pays(size_t tail, size_t vectors, const Options& opt) {
+  if (tail == 0 || tail > kPosMask) return false;
+  const Plan plain = make_plan<C>(tail, vectors, opt);
+  const Plan split = make_plan<C>(2 * tail, vectors, opt, glv_bits<C>());
+  return split.cost + double(tail) * kCostGlvTerm / double(util::num_threads()) < plain.cost;
 }
 
 template <class C>
@@ -558,8 +573,9 @@ std::vector<typename C::Jacobian> run(std::span<const typename C::Affine> bases,
   using Xyzz = typename C::Xyzz;
   using Jacobian = typename C::Jacobian;
   const size_t nv = tails.size();
-  if (opt.glv)
-    for (auto& t : tails) glv_expand<C>(bases, t);
+  if (opt.glv && has_glv<C>())
+    for (auto& t : tails)
+      if (glv_pays<C>(t.index.size(), nv, opt)) glv_expand<C>(bases, t);
   std::vector<Plan> plans(nv);
   std::vector<size_t> first(nv + 1, 0);  // first task of each vector
   for (size_t v = 0; v < nv; ++v) {
@@ -702,25 +718,29 @@ size_t scratch_bytes(size_t n, size_t vectors, const Options& opt) {
   // to wider windows as the per-term cost grows against the per-bucket cost), and a chunk holds at
   // most min(chunk_size(c), t) terms, so the plans for n terms bound every smaller tail. In kAuto
   // below the batch-affine threshold only XYZZ buckets are used.
-  // With GLV the windows run over up to 2n terms of detail::has_glv's kBits-bit scalars.
+  // With GLV (when it pays, see detail::glv_pays) the windows run over 2n terms of kBits-bit
+  // scalars; the bound takes the larger scratch of the two plans.
   const bool glv = opt.glv && detail::has_glv<C>() && n <= detail::kPosMask;
   const size_t terms = glv ? 2 * n : n;
-  const unsigned bits = glv ? detail::glv_bits<C>() : detail::kScalarBits;
-  size_t per_task = 0;
-  if (opt.buckets != Buckets::kBatchAffine) {
-    const unsigned c = opt.window_bits
-                           ? opt.window_bits
-                           : detail::best_window_bits(terms, detail::kCostXyzzAdd, bits);
-    per_task = (size_t(1) << (c - 1)) * sizeof(typename C::Xyzz);
-  }
-  if (opt.buckets == Buckets::kBatchAffine ||
-      (opt.buckets == Buckets::kAuto && terms >= detail::affine_min_terms<C>())) {
-    const unsigned c = opt.window_bits
-                           ? opt.window_bits
-                           : detail::best_window_bits(terms, detail::kCostAffineAdd, bits);
-    const size_t chunk = std::min(opt.chunk ? opt.chunk : AffineWindow<C>::chunk_size(c), terms);
-    per_task = std::max(per_task, AffineWindow<C>::scratch_bytes(c, chunk));
-  }
+  auto task_bytes = [&](size_t t, unsigned bits) {
+    size_t bytes = 0;
+    if (opt.buckets != Buckets::kBatchAffine) {
+      const unsigned c =
+          opt.window_bits ? opt.window_bits : detail::best_window_bits(t, detail::kCostXyzzAdd, bits);
+      bytes = (size_t(1) << (c - 1)) * sizeof(typename C::Xyzz);
+    }
+    if (opt.buckets == Buckets::kBatchAffine ||
+        (opt.buckets == Buckets::kAuto && t >= detail::affine_min_terms<C>())) {
+      const unsigned c = opt.window_bits
+                             ? opt.window_bits
+                             : detail::best_window_bits(t, detail::kCostAffineAdd, bits);
+      const size_t chunk = std::min(opt.chunk ? opt.chunk : AffineWindow<C>::chunk_size(c), t);
+      bytes = std::max(bytes, AffineWindow<C>::scratch_bytes(c, chunk));
+    }
+    return bytes;
+  };
+  size_t per_task = task_bytes(n, detail::kScalarBits);
+  if (glv) per_task = std::max(per_task, task_bytes(terms, detail::glv_bits<C>()));
   // Tasks per vector: windows × slices, with at most 64 slices of >= 256 terms; a tail of >= 256
   // terms gets c >= 6, i.e. at most 43 windows, a smaller one at most 256 windows of one slice.
   // Each task holds a partial sum and a pool job (a std::function and its captures, < 256 bytes)
@@ -733,9 +753,10 @@ size_t scratch_bytes(size_t n, size_t vectors, const Options& opt) {
   const size_t threads = util::num_threads();
   const size_t small = tasks * (sizeof(typename C::Xyzz) + 256) +
                        (4 * threads + 1) * (sizeof(typename C::Xyzz) + 8 + 512);
-  // Tail: a word and a scalar per term (two with GLV, plus E(P)).
+  // Tail: a word and a scalar per term; with GLV two, plus E(P), and while the vectors grow from
+  // one to two per term both copies are live (three).
   const size_t tails = vectors * n *
-                       (glv ? 2 * (sizeof(uint32_t) + sizeof(Limbs<C>)) + sizeof(typename C::Affine)
+                       (glv ? 3 * (sizeof(uint32_t) + sizeof(Limbs<C>)) + sizeof(typename C::Affine)
                             : sizeof(uint32_t) + sizeof(Limbs<C>));
   return tails + small + threads * per_task;
 }
