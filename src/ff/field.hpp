@@ -30,9 +30,11 @@
 #endif
 
 // The mulx/adcx/adox Montgomery kernel (Field::mont_mul_adx): x86-64 with BMI2 and ADX enabled at
-// compile time (-march=native on such a machine, or -mbmi2 -madx), unless SPLITPROVE_PORTABLE_FF
-// asks for the portable C++ kernel everywhere.
-#if defined(__x86_64__) && defined(__BMI2__) && defined(__ADX__) && !defined(SPLITPROVE_PORTABLE_FF)
+// compile time (-march=native on such a machine, or -mbmi2 -madx), in optimised builds (at -O0
+// every memory operand of the asm gets its own address register and 15 are not enough), unless
+// SPLITPROVE_PORTABLE_FF asks for the portable C++ kernel everywhere.
+#if defined(__x86_64__) && defined(__BMI2__) && defined(__ADX__) && defined(__OPTIMIZE__) && \
+    !defined(SPLITPROVE_PORTABLE_FF)
 #define SPLITPROVE_ADX 1
 // One step of a row of mont_mul_adx (AT&T operand order: mulx src, lo, hi).
 //   MA: t_j += lo(a_j·rdx) on the OF chain, t_k += hi(a_j·rdx) on the CF chain (k = j + 1).
