@@ -42,32 +42,32 @@
 //   *_TOP: the last limb, whose hi goes to A; both chains end in A (lo is reused as a zero:
 //   mov leaves the flags alone).
 #define SPLITPROVE_MA(j, k)                     \
-  "mulxq %[a" #j "], %[lo], %[hi]\n\t"         \
+  "mulxq 8*" #j "(%[ap]), %[lo], %[hi]\n\t"         \
   "adoxq %[lo], %[t" #j "]\n\t"                \
   "adcxq %[hi], %[t" #k "]\n\t"
 #define SPLITPROVE_MA_TOP(j)                    \
-  "mulxq %[a" #j "], %[lo], %[A]\n\t"          \
+  "mulxq 8*" #j "(%[ap]), %[lo], %[A]\n\t"          \
   "adoxq %[lo], %[t" #j "]\n\t"                \
   "movl $0, %k[lo]\n\t"                        \
   "adcxq %[lo], %[A]\n\t"                      \
   "adoxq %[lo], %[A]\n\t"
 // Row 0 of a product, where t = 0: t_j = lo(a_j·rdx) written directly, hi joins t_{j+1} on the CF
 // chain alone (FIRST0 starts it, FIRST(j, k) continues, FIRST_TOP ends it in A).
-#define SPLITPROVE_FIRST0 "mulxq %[a0], %[t0], %[t1]\n\t"
+#define SPLITPROVE_FIRST0 "mulxq (%[ap]), %[t0], %[t1]\n\t"
 #define SPLITPROVE_FIRST(j, k)                  \
-  "mulxq %[a" #j "], %[lo], %[t" #k "]\n\t"    \
+  "mulxq 8*" #j "(%[ap]), %[lo], %[t" #k "]\n\t"    \
   "adcxq %[lo], %[t" #j "]\n\t"
 #define SPLITPROVE_FIRST_TOP(j)                 \
-  "mulxq %[a" #j "], %[lo], %[A]\n\t"          \
+  "mulxq 8*" #j "(%[ap]), %[lo], %[A]\n\t"          \
   "adcxq %[lo], %[t" #j "]\n\t"                \
   "movl $0, %k[lo]\n\t"                        \
   "adcxq %[lo], %[A]\n\t"
 #define SPLITPROVE_RD(j, k)                     \
-  "mulxq %[p" #j "], %[lo], %[hi]\n\t"         \
+  "mulxq 8*" #j "(%[pp]), %[lo], %[hi]\n\t"         \
   "adcxq %[lo], %[t" #j "]\n\t"                \
   "adoxq %[hi], %[t" #k "]\n\t"
 #define SPLITPROVE_RD_TOP(j)                    \
-  "mulxq %[p" #j "], %[lo], %[hi]\n\t"         \
+  "mulxq 8*" #j "(%[pp]), %[lo], %[hi]\n\t"         \
   "adcxq %[lo], %[t" #j "]\n\t"                \
   "adoxq %[hi], %[A]\n\t"                      \
   "movl $0, %k[lo]\n\t"                        \
@@ -452,8 +452,7 @@ class Field {
           SPLITPROVE_FIRST(4, 5) SPLITPROVE_FIRST_TOP(5)
           : [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4),
             [t5] "=&r"(t5), [A] "=&r"(A), [lo] "=&r"(lo)
-          : "d"(bi), [a0] "m"(a[0]), [a1] "m"(a[1]), [a2] "m"(a[2]), [a3] "m"(a[3]),
-            [a4] "m"(a[4]), [a5] "m"(a[5])
+          : "d"(bi), [ap] "r"(a.data()), "m"(a)
           : "cc");
     } else {
       asm("xorl %k[lo], %k[lo]\n\t"
@@ -461,8 +460,7 @@ class Field {
           SPLITPROVE_MA(4, 5) SPLITPROVE_MA_TOP(5)
           : [t0] "+r"(t0), [t1] "+r"(t1), [t2] "+r"(t2), [t3] "+r"(t3), [t4] "+r"(t4),
             [t5] "+r"(t5), [A] "=&r"(A), [lo] "=&r"(lo), [hi] "=&r"(hi)
-          : "d"(bi), [a0] "m"(a[0]), [a1] "m"(a[1]), [a2] "m"(a[2]), [a3] "m"(a[3]),
-            [a4] "m"(a[4]), [a5] "m"(a[5])
+          : "d"(bi), [ap] "r"(a.data()), "m"(a)
           : "cc");
     }
   }
@@ -481,8 +479,7 @@ class Field {
             SPLITPROVE_RD(4, 5) SPLITPROVE_RD_TOP(5)
             : [t0] "+r"(t0), [t1] "+r"(t1), [t2] "+r"(t2), [t3] "+r"(t3), [t4] "+r"(t4),
               [t5] "+r"(t5), [A] "+r"(A), [lo] "=&r"(lo), [hi] "=&r"(hi)
-            : "d"(m), [p0] "m"(MOD[0]), [p1] "m"(MOD[1]), [p2] "m"(MOD[2]), [p3] "m"(MOD[3]),
-              [p4] "m"(MOD[4]), [p5] "m"(MOD[5])
+            : "d"(m), [pp] "r"(MOD.data()), "m"(MOD)
             : "cc");
         t0 = t1, t1 = t2, t2 = t3, t3 = t4, t4 = t5, t5 = A;
       } else {
@@ -491,14 +488,14 @@ class Field {
               SPLITPROVE_FIRST(2, 3) SPLITPROVE_FIRST_TOP(3)
               : [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [A] "=&r"(A),
                 [lo] "=&r"(lo)
-              : "d"(b[i]), [a0] "m"(a[0]), [a1] "m"(a[1]), [a2] "m"(a[2]), [a3] "m"(a[3])
+              : "d"(b[i]), [ap] "r"(a.data()), "m"(a)
               : "cc");
         } else {
           asm("xorl %k[lo], %k[lo]\n\t"
               SPLITPROVE_MA(0, 1) SPLITPROVE_MA(1, 2) SPLITPROVE_MA(2, 3) SPLITPROVE_MA_TOP(3)
               : [t0] "+r"(t0), [t1] "+r"(t1), [t2] "+r"(t2), [t3] "+r"(t3), [A] "=&r"(A),
                 [lo] "=&r"(lo), [hi] "=&r"(hi)
-              : "d"(b[i]), [a0] "m"(a[0]), [a1] "m"(a[1]), [a2] "m"(a[2]), [a3] "m"(a[3])
+              : "d"(b[i]), [ap] "r"(a.data()), "m"(a)
               : "cc");
         }
         const uint64_t m = t0 * INV;
@@ -506,7 +503,7 @@ class Field {
             SPLITPROVE_RD(0, 1) SPLITPROVE_RD(1, 2) SPLITPROVE_RD(2, 3) SPLITPROVE_RD_TOP(3)
             : [t0] "+r"(t0), [t1] "+r"(t1), [t2] "+r"(t2), [t3] "+r"(t3), [A] "+r"(A),
               [lo] "=&r"(lo), [hi] "=&r"(hi)
-            : "d"(m), [p0] "m"(MOD[0]), [p1] "m"(MOD[1]), [p2] "m"(MOD[2]), [p3] "m"(MOD[3])
+            : "d"(m), [pp] "r"(MOD.data()), "m"(MOD)
             : "cc");
         t0 = t1, t1 = t2, t2 = t3, t3 = A;
       }
@@ -548,8 +545,7 @@ class Field {
           SPLITPROVE_RD(4, 5) SPLITPROVE_RD_TOP(5)
           : [t0] "+r"(t0), [t1] "+r"(t1), [t2] "+r"(t2), [t3] "+r"(t3), [t4] "+r"(t4),
             [t5] "+r"(t5), [A] "+r"(A), [lo] "=&r"(lo), [hi] "=&r"(hi)
-          : "d"(m), [p0] "m"(MOD[0]), [p1] "m"(MOD[1]), [p2] "m"(MOD[2]), [p3] "m"(MOD[3]),
-            [p4] "m"(MOD[4]), [p5] "m"(MOD[5])
+          : "d"(m), [pp] "r"(MOD.data()), "m"(MOD)
           : "cc");
       t0 = t1, t1 = t2, t2 = t3, t3 = t4, t4 = t5, t5 = A;
     }
