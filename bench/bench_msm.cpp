@@ -77,7 +77,7 @@ std::vector<Fr> scalars(size_t n, Dist d) {
   return k;
 }
 
-template <class C, Dist D, msm::Buckets B = msm::Buckets::kAuto>
+template <class C, Dist D, msm::Buckets B = msm::Buckets::kAuto, bool Glv = true>
 void bm_msm(benchmark::State& state) {
   const size_t n = size_t(state.range(0));
   const auto& all = bases<C>(n);
@@ -85,6 +85,7 @@ void bm_msm(benchmark::State& state) {
   const auto k = scalars(n, D);
   msm::Options opt;
   opt.buckets = B;
+  opt.glv = Glv;
   const double t0 = process_cpu_s();
   for (auto _ : state) benchmark::DoNotOptimize(msm::msm<C>(b, k, opt));
   report(state, process_cpu_s() - t0);
@@ -125,6 +126,17 @@ BENCHMARK(bm_msm<G1, Dist::kRandom, msm::Buckets::kBatchAffine>)
     ->UseRealTime();
 BENCHMARK(bm_msm<G1, Dist::kWitness>)
     ->Name("G1_witness70")
+    ->Arg(1 << 16)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+// The same without the GLV split, for an A/B in one run.
+BENCHMARK(bm_msm<G1, Dist::kRandom, msm::Buckets::kAuto, false>)
+    ->Name("G1_random_noglv")
+    ->Arg(1 << 16)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(bm_msm<G2, Dist::kRandom, msm::Buckets::kAuto, false>)
+    ->Name("G2_random_noglv")
     ->Arg(1 << 16)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();

@@ -21,15 +21,17 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
-# Runs a command REPS times; prints "median_seconds median_peak_rss_kib".
+# Runs a command REPS times; prints "median_seconds median_peak_rss_kib median_cpu_seconds"
+# (CPU = user + system time of all threads: on a shared machine, wall time also counts the time the
+# threads waited for a core).
 measure() {
   local t="$work/times"
   : >"$t"
   for _ in $(seq "$REPS"); do
-    /usr/bin/time -f "%e %M" -o "$work/one" "$@" >/dev/null 2>"$work/err" || { cat "$work/err"; exit 1; }
-    cat "$work/one" >>"$t"
+    /usr/bin/time -f "%e %M %U %S" -o "$work/one" "$@" >/dev/null 2>"$work/err" || { cat "$work/err"; exit 1; }
+    awk '{print $1, $2, $3 + $4}' "$work/one" >>"$t"
   done
-  echo "$(cut -d' ' -f1 "$t" | median) $(cut -d' ' -f2 "$t" | median)"
+  echo "$(cut -d' ' -f1 "$t" | median) $(cut -d' ' -f2 "$t" | median) $(cut -d' ' -f3 "$t" | median)"
 }
 
 {
@@ -38,8 +40,10 @@ measure() {
   echo "date: $(date -u +%Y-%m-%dT%H:%MZ); machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(nproc) cores, $(free -g | awk '/Mem/{print $2}') GiB"
   echo "snarkjs $(node -e "console.log(require('$root/node_modules/snarkjs/package.json').version)"), node $(node --version); splitprove $(git -C "$root" rev-parse --short HEAD); reps: $REPS (median)"
   echo
-  echo "| constraints | splitprove s | snarkjs s | ratio | splitprove peak RSS MiB | snarkjs peak RSS MiB |"
-  echo "|---|---|---|---|---|---|"
+  echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+  echo
+  echo "| constraints | splitprove s | snarkjs s | ratio | splitprove CPU s | snarkjs CPU s | CPU ratio | splitprove peak RSS MiB | snarkjs peak RSS MiB |"
+  echo "|---|---|---|---|---|---|---|---|---|"
 } | tee "$OUT/table.md"
 
 for k in "${SIZES[@]}"; do
@@ -49,13 +53,14 @@ for k in "${SIZES[@]}"; do
   echo '{"x0":"3","c":"5"}' >"$work/in.json"
   "$SNARKJS" wtns calculate "$work/chain${k}_js/chain$k.wasm" "$work/in.json" "$work/w$k.wtns" >/dev/null
   "$BIN" setup --dev "$work/chain$k.r1cs" "$work/k$k.zkey" 2>/dev/null
-  read -r ts ms < <(measure "$BIN" prove -q "$work/k$k.zkey" "$work/w$k.wtns" "$work/p.json" "$work/pub.json")
-  read -r tj mj < <(measure "$SNARKJS" groth16 prove "$work/k$k.zkey" "$work/w$k.wtns" "$work/pj.json" "$work/pubj.json")
+  read -r ts ms cs < <(measure "$BIN" prove -q "$work/k$k.zkey" "$work/w$k.wtns" "$work/p.json" "$work/pub.json")
+  read -r tj mj cj < <(measure "$SNARKJS" groth16 prove "$work/k$k.zkey" "$work/w$k.wtns" "$work/pj.json" "$work/pubj.json")
   # Both proofs must verify (with the other implementation's verifier too).
   "$BIN" zkey export-vkey "$work/k$k.zkey" "$work/vk.json"
   "$SNARKJS" groth16 verify "$work/vk.json" "$work/pub.json" "$work/p.json" | grep -q OK
   "$BIN" verify "$work/vk.json" "$work/pubj.json" "$work/pj.json" >/dev/null
-  printf "| 2^%d | %.3f | %.3f | %.3f | %.0f | %.0f |\n" "$k" "$ts" "$tj" "$(echo "$ts / $tj" | bc -l)" \
+  printf "| 2^%d | %.3f | %.3f | %.3f | %.2f | %.2f | %.3f | %.0f | %.0f |\n" "$k" "$ts" "$tj" \
+    "$(echo "$ts / $tj" | bc -l)" "$cs" "$cj" "$(echo "$cs / $cj" | bc -l)" \
     "$(echo "$ms / 1024" | bc -l)" "$(echo "$mj / 1024" | bc -l)" | tee -a "$OUT/table.md"
   rm -f "$work"/k$k.zkey "$work"/w$k.wtns "$work"/chain$k.r1cs
   rm -rf "$work/chain${k}_js"

@@ -46,9 +46,19 @@ using Fp12 = ff::Fp12<TowerParams>;
 inline constexpr uint64_t kX = 0xd201000000010000ull;
 inline constexpr bool kXIsNegative = true;
 
+// GLV on both groups with lambda = x^2 (see ec::glv_split_by_x_squared): on G1 the endomorphism is
+// E(x, y) = (beta·x, -y) = -phi(x, y), on G2 it is psi^2 (psi(P) = [x]P, so psi^2(P) = [x^2]P).
+struct BlsGlv {
+  static constexpr unsigned kBits = 128;
+  static ec::GlvSplit<4> split(const Limbs<4>& k) { return ec::glv_split_by_x_squared(k, kX); }
+};
+
 struct G1Params {
   using F = Fp;
   using Fr = bls12_381::Fr;
+  struct Glv : BlsGlv {
+    static void endo(Fp& x, Fp& y);
+  };
   static Fp b() { return Fp::from_u64(4); }
   static Fp gen_x() {
     static const Fp v = Fp::from_hex(
@@ -65,6 +75,9 @@ struct G1Params {
 struct G2Params {
   using F = Fp2;
   using Fr = bls12_381::Fr;
+  struct Glv : BlsGlv {
+    static void endo(Fp2& x, Fp2& y);
+  };
   static Fp2 b() { return Fp2{Fp::from_u64(4), Fp::from_u64(4)}; }
   static Fp2 gen_x() {
     static const Fp2 v{
@@ -149,6 +162,18 @@ inline G2Jacobian psi(const G2Jacobian& p) {
 inline bool g2_in_subgroup(const G2Jacobian& p) {
   if (p.is_identity()) return true;
   return psi(p) == mul_by_x(p);
+}
+
+inline void G1Params::Glv::endo(Fp& x, Fp& y) {
+  x = x * g1_beta();
+  y = -y;
+}
+
+// psi^2(x, y) = (x·conj(cx)·cx, y·conj(cy)·cy) = (x·|cx|^2, y·|cy|^2): two constants of Fp.
+inline void G2Params::Glv::endo(Fp2& x, Fp2& y) {
+  static const Fp nx = Psi::get().cx.norm(), ny = Psi::get().cy.norm();
+  x = x * nx;
+  y = y * ny;
 }
 
 inline bool in_subgroup(const G1Jacobian& p) { return g1_in_subgroup(p); }

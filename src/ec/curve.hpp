@@ -7,6 +7,7 @@
 //     using Fr = ...;                  // scalar field (prime order r of the subgroup)
 //     static F b();                    // curve coefficient
 //     static F gen_x(), gen_y();       // subgroup generator
+//     struct Glv;                      // optional: an endomorphism for GLV (see GlvSplit below)
 //   };
 //
 // Three forms: Affine (x, y, inf), Jacobian (x = X/Z^2, y = Y/Z^3; Z = 0 is infinity) and XYZZ
@@ -23,8 +24,63 @@ namespace splitprove::ec {
 
 using ff::Limbs;
 
+// GLV (Gallant, Lambert, Vanstone 2001). A curve with an efficient endomorphism E that acts on
+// the subgroup as multiplication by lambda can compute k·P as k1·P + k2·E(P) with k1, k2 about
+// half as long as k. A parameter struct that offers it defines
+//
+//   struct Glv {
+//     static constexpr unsigned kBits;                  // |k1|, |k2| < 2^kBits for every k < r
+//     static void endo(F& x, F& y);                     // (x, y) <- E(x, y), E(P) = lambda·P
+//     static GlvSplit<Fr::N> split(const Limbs<Fr::N>& k);  // k = k1 + k2·lambda (mod r)
+//   };
+//
+// The MSM (src/msm) uses it when present; tests check E(P) = lambda·P and the split's identity.
+template <size_t N>
+struct GlvSplit {
+  Limbs<N> k1{}, k2{};            // magnitudes
+  bool neg1 = false, neg2 = false;  // k = (-1)^neg1·k1 + (-1)^neg2·k2·lambda (mod r)
+};
+
+// a = a / d, returns a mod d (d != 0). divq where available: the high word is always the previous
+// remainder, below d, so the quotient fits one word and the instruction cannot fault.
+template <size_t N>
+inline uint64_t div_limbs_u64(Limbs<N>& a, uint64_t d) {
+  uint64_t r = 0;
+  for (size_t i = N; i-- > 0;) {
+#if defined(__x86_64__)
+    uint64_t q, rem;
+    asm("divq %[d]" : "=a"(q), "=d"(rem) : "a"(a[i]), "d"(r), [d] "rm"(d) : "cc");
+    a[i] = q;
+    r = rem;
+#else
+    const ff::u128 x = (ff::u128(r) << 64) | a[i];
+    a[i] = uint64_t(x / d);
+    r = uint64_t(x % d);
+#endif
+  }
+  return r;
+}
+
+// The split for BLS12 curves, lambda = x^2 (an endomorphism of eigenvalue x^2 exists on G1 and
+// G2), r = x^4 - x^2 + 1 < lambda^2: k = k2·x^2 + k1 with 0 <= k1 < x^2, k2 = floor(k / x^2)
+// < x^2 + 1, both below 2^128 for a 64-bit |x|. Two divisions by |x|:
+//   k = q1·|x| + r1,  q1 = q2·|x| + r2   =>   k = q2·x^2 + (r2·|x| + r1).
+template <size_t N>
+GlvSplit<N> glv_split_by_x_squared(const Limbs<N>& k, uint64_t abs_x) {
+  GlvSplit<N> s;
+  Limbs<N> q = k;
+  const uint64_t r1 = div_limbs_u64(q, abs_x);
+  const uint64_t r2 = div_limbs_u64(q, abs_x);
+  const ff::u128 k1 = ff::u128(r2) * abs_x + r1;  // < x^2 < 2^128
+  s.k1[0] = uint64_t(k1);
+  s.k1[1] = uint64_t(k1 >> 64);
+  s.k2 = q;
+  return s;
+}
+
 template <class P>
 struct Curve {
+  using Params = P;
   using F = typename P::F;
   using Fr = typename P::Fr;
   static F b() { return P::b(); }

@@ -29,6 +29,53 @@
 #define SPLITPROVE_X86 1
 #endif
 
+// The mulx/adcx/adox Montgomery kernel (Field::mont_mul_adx): x86-64 with BMI2 and ADX enabled at
+// compile time (-march=native on such a machine, or -mbmi2 -madx), in optimised builds (at -O0
+// every memory operand of the asm gets its own address register and 15 are not enough), unless
+// SPLITPROVE_PORTABLE_FF asks for the portable C++ kernel everywhere.
+#if defined(__x86_64__) && defined(__BMI2__) && defined(__ADX__) && defined(__OPTIMIZE__) && \
+    !defined(SPLITPROVE_PORTABLE_FF)
+#define SPLITPROVE_ADX 1
+// One step of a row of mont_mul_adx (AT&T operand order: mulx src, lo, hi).
+//   MA: t_j += lo(a_j·rdx) on the OF chain, t_k += hi(a_j·rdx) on the CF chain (k = j + 1).
+//   RD: the same with p_j·rdx, the chains swapped (CF takes lo, OF takes hi).
+//   *_TOP: the last limb, whose hi goes to A; both chains end in A (lo is reused as a zero:
+//   mov leaves the flags alone).
+#define SPLITPROVE_MA(j, k)                     \
+  "mulxq 8*" #j "(%[ap]), %[lo], %[hi]\n\t"         \
+  "adoxq %[lo], %[t" #j "]\n\t"                \
+  "adcxq %[hi], %[t" #k "]\n\t"
+#define SPLITPROVE_MA_TOP(j)                    \
+  "mulxq 8*" #j "(%[ap]), %[lo], %[A]\n\t"          \
+  "adoxq %[lo], %[t" #j "]\n\t"                \
+  "movl $0, %k[lo]\n\t"                        \
+  "adcxq %[lo], %[A]\n\t"                      \
+  "adoxq %[lo], %[A]\n\t"
+// Row 0 of a product, where t = 0: t_j = lo(a_j·rdx) written directly, hi joins t_{j+1} on the CF
+// chain alone (FIRST0 starts it, FIRST(j, k) continues, FIRST_TOP ends it in A).
+#define SPLITPROVE_FIRST0 "mulxq (%[ap]), %[t0], %[t1]\n\t"
+#define SPLITPROVE_FIRST(j, k)                  \
+  "mulxq 8*" #j "(%[ap]), %[lo], %[t" #k "]\n\t"    \
+  "adcxq %[lo], %[t" #j "]\n\t"
+#define SPLITPROVE_FIRST_TOP(j)                 \
+  "mulxq 8*" #j "(%[ap]), %[lo], %[A]\n\t"          \
+  "adcxq %[lo], %[t" #j "]\n\t"                \
+  "movl $0, %k[lo]\n\t"                        \
+  "adcxq %[lo], %[A]\n\t"
+#define SPLITPROVE_RD(j, k)                     \
+  "mulxq 8*" #j "(%[pp]), %[lo], %[hi]\n\t"         \
+  "adcxq %[lo], %[t" #j "]\n\t"                \
+  "adoxq %[hi], %[t" #k "]\n\t"
+#define SPLITPROVE_RD_TOP(j)                    \
+  "mulxq 8*" #j "(%[pp]), %[lo], %[hi]\n\t"         \
+  "adcxq %[lo], %[t" #j "]\n\t"                \
+  "adoxq %[hi], %[A]\n\t"                      \
+  "movl $0, %k[lo]\n\t"                        \
+  "adcxq %[lo], %[A]\n\t"
+#else
+#define SPLITPROVE_ADX 0
+#endif
+
 namespace splitprove::ff {
 
 // -m^-1 mod 2^64 for odd m (Newton iteration doubles the correct bits each step).
@@ -283,8 +330,21 @@ class Field {
   }();
   static constexpr Repr T = shr(P_MINUS_1, S);
 
-  // Raw Montgomery kernels (also used by vectorised/batched code).
+  // Raw Montgomery kernels (also used by vectorised/batched code). At run time on x86-64 with
+  // BMI2 and ADX, N = 4 and N = 6 use the mulx/adcx/adox kernel below; everything else (constant
+  // evaluation, other limb counts, other targets) uses the portable CIOS loop.
   __attribute__((always_inline)) static constexpr Repr mont_mul(const Repr& a, const Repr& b) {
+#if SPLITPROVE_ADX
+    if constexpr (N == 4 || N == 6) {
+      if (!std::is_constant_evaluated()) return mont_mul_adx(a, b);
+    }
+#endif
+    return mont_mul_portable(a, b);
+  }
+  static constexpr Repr mont_sqr(const Repr& a) { return mont_mul(a, a); }
+
+  __attribute__((always_inline)) static constexpr Repr mont_mul_portable(const Repr& a,
+                                                                         const Repr& b) {
     Repr t{};
 #pragma GCC unroll 8
     for (size_t i = 0; i < N; ++i) {
@@ -306,7 +366,193 @@ class Field {
     reduce_once(t);
     return t;
   }
-  static constexpr Repr mont_sqr(const Repr& a) { return mont_mul(a, a); }
+
+  // Double-width products for lazy reduction (Fp2 products: three wide products, two reductions).
+  using Wide = Limbs<2 * N>;
+  // The 2N-limb integer a·b (a, b < 2^(64N); no reduction).
+  __attribute__((always_inline)) static Wide mul_wide(const Repr& a, const Repr& b) {
+#if SPLITPROVE_ADX
+    if constexpr (N == 6) return mul_wide_adx(a, b);
+#endif
+    Wide r{};
+    for (size_t i = 0; i < N; ++i) {
+      uint64_t c = 0;
+      for (size_t j = 0; j < N; ++j) {
+        const u128 x = u128(a[j]) * b[i] + r[i + j] + c;
+        r[i + j] = uint64_t(x);
+        c = uint64_t(x >> 64);
+      }
+      r[i + N] = c;
+    }
+    return r;
+  }
+  // T·R^-1 mod p, fully reduced, for T < p·R. With T = hi·R + lo: T·R^-1 = hi + lo·R^-1, and
+  // (lo + m·p)/R <= p for the Montgomery multiple m < R, so hi + that is below 2p (hi < p).
+  __attribute__((always_inline)) static Repr redc(const Wide& T) {
+    Repr t, hi;
+    for (size_t i = 0; i < N; ++i) t[i] = T[i], hi[i] = T[N + i];
+#if SPLITPROVE_ADX
+    if constexpr (N == 6) {
+      t = redc_lo_adx(t);
+    } else
+#endif
+    {
+      for (size_t i = 0; i < N; ++i) {
+        const uint64_t m = t[0] * INV;
+        u128 y = u128(m) * MOD[0] + t[0];
+        uint64_t C = uint64_t(y >> 64);
+        for (size_t j = 1; j < N; ++j) {
+          y = u128(m) * MOD[j] + t[j] + C;
+          t[j - 1] = uint64_t(y);
+          C = uint64_t(y >> 64);
+        }
+        t[N - 1] = C;
+      }
+    }
+    add_rt(t, t, hi);
+    reduce_once(t);
+    return t;
+  }
+  // a + b as integers, not reduced (below 2p < 2^(64N) for a, b < p: the spare bit).
+  static Repr add_unreduced(const Repr& a, const Repr& b) {
+    Repr r;
+    add_rt(r, a, b);
+    return r;
+  }
+  // r = a ± b over 2N limbs; returns the carry / borrow.
+  static uint64_t add_wide(Wide& r, const Wide& a, const Wide& b) { return add_rt(r, a, b); }
+  static uint64_t sub_wide(Wide& r, const Wide& a, const Wide& b) { return sub_rt(r, a, b); }
+  // T + p·R (for a wide difference that went below zero).
+  static void add_p_high(Wide& T) {
+    Repr h;
+    for (size_t i = 0; i < N; ++i) h[i] = T[N + i];
+    add_rt(h, h, MOD);
+    for (size_t i = 0; i < N; ++i) T[N + i] = h[i];
+  }
+
+#if SPLITPROVE_ADX
+  // The same CIOS product with two independent carry chains per row (adcx: CF, adox: OF), as
+  // x86-64 BMI2/ADX allows. Row i, in two asm blocks so that no flag crosses a block boundary:
+  //   1. (A:t) += a·b_i          mulx a_j·b_i = hi:lo; lo joins t_j on the OF chain, hi joins
+  //                              t_{j+1} on the CF chain; A (the limb above t) takes both ends.
+  //   2. m = t_0·(-p^-1) mod 2^64 (plain C), then (A:t) += m·p, which clears t_0 (the same
+  //      two-chain pattern), and t ← (A:t) / 2^64 — the shift is a renaming of C variables.
+  // The bound is the portable loop's: with one spare bit in p the value after step 2 is below
+  // 2·p·2^64 < 2^(64(N+1)), so neither chain carries out of A.
+  // (A:t) = t + a·bi for 6 limbs; row 0 (t = 0) writes t directly on one carry chain.
+  __attribute__((always_inline)) static void product_row6(size_t i, uint64_t bi, const Repr& a,
+                                                          uint64_t& t0, uint64_t& t1,
+                                                          uint64_t& t2, uint64_t& t3,
+                                                          uint64_t& t4, uint64_t& t5,
+                                                          uint64_t& A) {
+    uint64_t lo, hi;
+    if (i == 0) {
+      asm("xorl %k[lo], %k[lo]\n\t" SPLITPROVE_FIRST0 SPLITPROVE_FIRST(1, 2) SPLITPROVE_FIRST(2, 3)
+          SPLITPROVE_FIRST(3, 4)
+          SPLITPROVE_FIRST(4, 5) SPLITPROVE_FIRST_TOP(5)
+          : [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4),
+            [t5] "=&r"(t5), [A] "=&r"(A), [lo] "=&r"(lo)
+          : "d"(bi), [ap] "r"(a.data()), "m"(a)
+          : "cc");
+    } else {
+      asm("xorl %k[lo], %k[lo]\n\t"
+          SPLITPROVE_MA(0, 1) SPLITPROVE_MA(1, 2) SPLITPROVE_MA(2, 3) SPLITPROVE_MA(3, 4)
+          SPLITPROVE_MA(4, 5) SPLITPROVE_MA_TOP(5)
+          : [t0] "+r"(t0), [t1] "+r"(t1), [t2] "+r"(t2), [t3] "+r"(t3), [t4] "+r"(t4),
+            [t5] "+r"(t5), [A] "=&r"(A), [lo] "=&r"(lo), [hi] "=&r"(hi)
+          : "d"(bi), [ap] "r"(a.data()), "m"(a)
+          : "cc");
+    }
+  }
+  __attribute__((always_inline)) static Repr mont_mul_adx(const Repr& a, const Repr& b) {
+    // Scalars, not an array: the per-row shift must stay a renaming of registers (an array is
+    // shifted through memory by the optimiser).
+    uint64_t t0 = 0, t1 = 0, t2 = 0, t3 = 0, t4 = 0, t5 = 0;
+#pragma GCC unroll 8
+    for (size_t i = 0; i < N; ++i) {
+      uint64_t A, lo, hi;
+      if constexpr (N == 6) {
+        product_row6(i, b[i], a, t0, t1, t2, t3, t4, t5, A);
+        const uint64_t m = t0 * INV;
+        asm("xorl %k[lo], %k[lo]\n\t"
+            SPLITPROVE_RD(0, 1) SPLITPROVE_RD(1, 2) SPLITPROVE_RD(2, 3) SPLITPROVE_RD(3, 4)
+            SPLITPROVE_RD(4, 5) SPLITPROVE_RD_TOP(5)
+            : [t0] "+r"(t0), [t1] "+r"(t1), [t2] "+r"(t2), [t3] "+r"(t3), [t4] "+r"(t4),
+              [t5] "+r"(t5), [A] "+r"(A), [lo] "=&r"(lo), [hi] "=&r"(hi)
+            : "d"(m), [pp] "r"(MOD.data()), "m"(MOD)
+            : "cc");
+        t0 = t1, t1 = t2, t2 = t3, t3 = t4, t4 = t5, t5 = A;
+      } else {
+        if (i == 0) {
+          asm("xorl %k[lo], %k[lo]\n\t" SPLITPROVE_FIRST0 SPLITPROVE_FIRST(1, 2)
+              SPLITPROVE_FIRST(2, 3) SPLITPROVE_FIRST_TOP(3)
+              : [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [A] "=&r"(A),
+                [lo] "=&r"(lo)
+              : "d"(b[i]), [ap] "r"(a.data()), "m"(a)
+              : "cc");
+        } else {
+          asm("xorl %k[lo], %k[lo]\n\t"
+              SPLITPROVE_MA(0, 1) SPLITPROVE_MA(1, 2) SPLITPROVE_MA(2, 3) SPLITPROVE_MA_TOP(3)
+              : [t0] "+r"(t0), [t1] "+r"(t1), [t2] "+r"(t2), [t3] "+r"(t3), [A] "=&r"(A),
+                [lo] "=&r"(lo), [hi] "=&r"(hi)
+              : "d"(b[i]), [ap] "r"(a.data()), "m"(a)
+              : "cc");
+        }
+        const uint64_t m = t0 * INV;
+        asm("xorl %k[lo], %k[lo]\n\t"
+            SPLITPROVE_RD(0, 1) SPLITPROVE_RD(1, 2) SPLITPROVE_RD(2, 3) SPLITPROVE_RD_TOP(3)
+            : [t0] "+r"(t0), [t1] "+r"(t1), [t2] "+r"(t2), [t3] "+r"(t3), [A] "+r"(A),
+              [lo] "=&r"(lo), [hi] "=&r"(hi)
+            : "d"(m), [pp] "r"(MOD.data()), "m"(MOD)
+            : "cc");
+        t0 = t1, t1 = t2, t2 = t3, t3 = A;
+      }
+    }
+    Repr r;
+    if constexpr (N == 6)
+      r = {t0, t1, t2, t3, t4, t5};
+    else
+      r = {t0, t1, t2, t3};
+    reduce_once(r);
+    return r;
+  }
+  // Product rows alone: limb i of the result leaves the window after row i.
+  __attribute__((always_inline)) static Wide mul_wide_adx(const Repr& a, const Repr& b) {
+    static_assert(N == 6);
+    Wide r;
+    uint64_t t0 = 0, t1 = 0, t2 = 0, t3 = 0, t4 = 0, t5 = 0;
+#pragma GCC unroll 8
+    for (size_t i = 0; i < N; ++i) {
+      uint64_t A;
+      product_row6(i, b[i], a, t0, t1, t2, t3, t4, t5, A);
+      r[i] = t0;
+      t0 = t1, t1 = t2, t2 = t3, t3 = t4, t4 = t5, t5 = A;
+    }
+    r[6] = t0, r[7] = t1, r[8] = t2, r[9] = t3, r[10] = t4, r[11] = t5;
+    return r;
+  }
+  // Reduction rows alone: (lo + m·p)/R, at most p.
+  __attribute__((always_inline)) static Repr redc_lo_adx(const Repr& lo_in) {
+    static_assert(N == 6);
+    uint64_t t0 = lo_in[0], t1 = lo_in[1], t2 = lo_in[2], t3 = lo_in[3], t4 = lo_in[4],
+             t5 = lo_in[5];
+#pragma GCC unroll 8
+    for (size_t i = 0; i < N; ++i) {
+      uint64_t A = 0, lo, hi;
+      const uint64_t m = t0 * INV;
+      asm("xorl %k[lo], %k[lo]\n\t"
+          SPLITPROVE_RD(0, 1) SPLITPROVE_RD(1, 2) SPLITPROVE_RD(2, 3) SPLITPROVE_RD(3, 4)
+          SPLITPROVE_RD(4, 5) SPLITPROVE_RD_TOP(5)
+          : [t0] "+r"(t0), [t1] "+r"(t1), [t2] "+r"(t2), [t3] "+r"(t3), [t4] "+r"(t4),
+            [t5] "+r"(t5), [A] "+r"(A), [lo] "=&r"(lo), [hi] "=&r"(hi)
+          : "d"(m), [pp] "r"(MOD.data()), "m"(MOD)
+          : "cc");
+      t0 = t1, t1 = t2, t2 = t3, t3 = t4, t4 = t5, t5 = A;
+    }
+    return {t0, t1, t2, t3, t4, t5};
+  }
+#endif
+
 
 
 
@@ -324,11 +570,12 @@ class Field {
   }
   // Carry chains: adc/sbb intrinsics at run time (GCC turns the u128 form into poor code),
   // the portable form in constant evaluation.
-  static constexpr uint64_t add_rt(Repr& r, const Repr& a, const Repr& b) {
+  template <size_t M>
+  static constexpr uint64_t add_rt(Limbs<M>& r, const Limbs<M>& a, const Limbs<M>& b) {
 #ifdef SPLITPROVE_X86
     if (!std::is_constant_evaluated()) {
       unsigned char c = 0;
-      for (size_t i = 0; i < N; ++i) {
+      for (size_t i = 0; i < M; ++i) {
         unsigned long long o;
         c = _addcarry_u64(c, a[i], b[i], &o);
         r[i] = o;
@@ -338,11 +585,12 @@ class Field {
 #endif
     return add_limbs(r, a, b);
   }
-  static constexpr uint64_t sub_rt(Repr& r, const Repr& a, const Repr& b) {
+  template <size_t M>
+  static constexpr uint64_t sub_rt(Limbs<M>& r, const Limbs<M>& a, const Limbs<M>& b) {
 #ifdef SPLITPROVE_X86
     if (!std::is_constant_evaluated()) {
       unsigned char c = 0;
-      for (size_t i = 0; i < N; ++i) {
+      for (size_t i = 0; i < M; ++i) {
         unsigned long long o;
         c = _subborrow_u64(c, a[i], b[i], &o);
         r[i] = o;

@@ -48,8 +48,26 @@ struct Fp2 {
   friend Fp2 operator-(const Fp2& a, const Fp2& b) { return {a.c0 - b.c0, a.c1 - b.c1}; }
   Fp2 operator-() const { return {-c0, -c1}; }
   Fp2 dbl() const { return {c0.dbl(), c1.dbl()}; }
-  // Karatsuba: 3 base multiplications.
+  // Karatsuba: 3 base multiplications. With the mulx/adcx/adox kernel (6 limbs), lazily: three
+  // double-width products and two Montgomery reductions instead of three reduced products. The
+  // sums a0 + a1, b0 + b1 stay unreduced (< 2p), so (a0 + a1)(b0 + b1) - a0·b0 - a1·b1 is exactly
+  // c1 = a0·b1 + a1·b0 < 2p^2 < p·R (spare bit), as Fp::redc needs; c0 = a0·b0 - a1·b1 lies in
+  // (-p^2, p^2), p·R added when negative.
   friend Fp2 operator*(const Fp2& a, const Fp2& b) {
+#if SPLITPROVE_ADX
+    if constexpr (Fp::N == 6) {
+      using W = typename Fp::Wide;
+      const W t0 = Fp::mul_wide(a.c0.mont(), b.c0.mont());
+      const W t1 = Fp::mul_wide(a.c1.mont(), b.c1.mont());
+      W t2 = Fp::mul_wide(Fp::add_unreduced(a.c0.mont(), a.c1.mont()),
+                          Fp::add_unreduced(b.c0.mont(), b.c1.mont()));
+      W c0;
+      if (Fp::sub_wide(c0, t0, t1)) Fp::add_p_high(c0);
+      Fp::sub_wide(t2, t2, t0);
+      Fp::sub_wide(t2, t2, t1);
+      return {Fp::from_mont(Fp::redc(c0)), Fp::from_mont(Fp::redc(t2))};
+    }
+#endif
     Fp t0 = a.c0 * b.c0, t1 = a.c1 * b.c1;
     return {t0 - t1, (a.c0 + a.c1) * (b.c0 + b.c1) - t0 - t1};
   }

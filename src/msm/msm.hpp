@@ -9,6 +9,8 @@
 //     1s: see DESIGN.md §3, the "split MSM"); only the remaining "tail" goes through the windows;
 //   * buckets are accumulated either in XYZZ coordinates (mixed addition 8M + 2S) or in affine
 //     coordinates with batched inversion (~6M per addition; see msm_impl.hpp for the scheme);
+//   * on curves with a GLV endomorphism E (E(P) = lambda·P), each tail term k·P becomes
+//     k1·P + k2·E(P) with ~128-bit k1, k2, so the windows cover half as many bits;
 //   * the work is cut into (window, slice of the tail) tasks, run by util::parallel_for.
 //
 // Entry points take bases in affine form and scalars either as Fr elements (Montgomery form) or as
@@ -42,6 +44,7 @@ struct Options {
   Buckets buckets = Buckets::kAuto;
   size_t slices = 0;  // tail slices per window (tasks = windows × slices); 0 = from the cost model
   size_t chunk = 0;  // batch-affine: points sorted into buckets at a time; 0 = from the window size
+  bool glv = true;   // split scalars by the curve's endomorphism where it has one (ec::GlvSplit)
 };
 
 template <class C>

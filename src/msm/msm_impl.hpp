@@ -29,6 +29,7 @@
 #include <cstdint>
 #include <string>
 
+#include "ec/curve.hpp"
 #include "msm/msm.hpp"
 #include "splitprove/error.hpp"
 #include "util/parallel.hpp"
@@ -51,16 +52,16 @@ inline constexpr unsigned kScalarBits = 255;
 
 inline unsigned num_windows(unsigned bits, unsigned c) { return bits / c + 1; }
 
-inline double window_cost(size_t tail, unsigned c, double add_cost) {
-  return double(num_windows(kScalarBits, c)) *
+inline double window_cost(size_t tail, unsigned c, double add_cost, unsigned bits) {
+  return double(num_windows(bits, c)) *
          (double(tail) * add_cost + double(size_t(1) << (c - 1)) * kCostBucket);
 }
 
-inline unsigned best_window_bits(size_t tail, double add_cost) {
+inline unsigned best_window_bits(size_t tail, double add_cost, unsigned bits = kScalarBits) {
   unsigned best = 1;
-  double best_cost = window_cost(tail, 1, add_cost);
+  double best_cost = window_cost(tail, 1, add_cost, bits);
   for (unsigned c = 2; c <= 16; ++c) {
-    const double cost = window_cost(tail, c, add_cost);
+    const double cost = window_cost(tail, c, add_cost, bits);
     if (cost < best_cost) best = c, best_cost = cost;
   }
   return best;
@@ -105,12 +106,73 @@ struct WindowDigits {
 };
 
 // ---- the tail of one scalar vector --------------------------------------------------------------
+// A tail entry names its point by a 32-bit word: the low 30 bits are a position in bases (or, with
+// kEndoBit, in Tail::endo), and kNegBit asks for the point's negation.
+inline constexpr uint32_t kEndoBit = uint32_t(1) << 31, kNegBit = uint32_t(1) << 30,
+                          kPosMask = kNegBit - 1;
+
 template <class C>
 struct Tail {
-  std::vector<uint32_t> index;   // positions in bases, increasing
+  std::vector<uint32_t> index;   // point words (above); without GLV positions in bases, increasing
   std::vector<Limbs<C>> scalar;  // canonical scalars, same order
+  std::vector<typename C::Affine> endo;  // GLV: E(P) of the tail's bases, by tail position
+  unsigned bits = kScalarBits;           // every scalar is below 2^bits
   typename C::Xyzz ones = C::Xyzz::identity();
 };
+
+// The point a tail word names (see Tail), negated when `neg` (a negative digit).
+template <class C>
+struct Points {
+  std::span<const typename C::Affine> bases, endo;
+  typename C::Affine operator()(uint32_t word, bool neg) const {
+    const auto& p = (word & kEndoBit) ? endo[word & kPosMask] : bases[word & kPosMask];
+    return neg != bool(word & kNegBit) ? -p : p;
+  }
+};
+
+// GLV (see ec::GlvSplit): the tail of T terms k_j·P_j becomes 2T terms of ~half-length scalars,
+// k1_j·(±P_j) in place and k2_j·(±E(P_j)) appended, E(P_j) stored in tail.endo. The windows then
+// cover kBits instead of 255 bits: half as many windows over twice the terms, so the additions stay
+// the same and the bucket reductions halve. The split and E cost a few products per term.
+template <class C>
+constexpr bool has_glv() {
+  return requires { C::Params::Glv::kBits; };
+}
+
+template <class C>
+constexpr unsigned glv_bits() {
+  if constexpr (has_glv<C>()) return C::Params::Glv::kBits;
+  return kScalarBits;
+}
+
+template <class C>
+void glv_expand(std::span<const typename C::Affine> bases, Tail<C>& t) {
+  if constexpr (has_glv<C>()) {
+    using Glv = typename C::Params::Glv;
+    const size_t n = t.index.size();
+    if (n == 0 || n > kPosMask) return;
+    t.endo.resize(n);
+    t.index.resize(2 * n);
+    t.scalar.resize(2 * n);
+    util::parallel_for(
+        n,
+        [&](size_t b, size_t e) {
+          for (size_t j = b; j < e; ++j) {
+            const uint32_t pos = t.index[j];
+            const ec::GlvSplit<C::Fr::N> sp = Glv::split(t.scalar[j]);
+            auto q = bases[pos];
+            Glv::endo(q.x, q.y);
+            t.endo[j] = q;
+            t.index[j] = pos | (sp.neg1 ? kNegBit : 0);
+            t.scalar[j] = sp.k1;
+            t.index[n + j] = uint32_t(j) | kEndoBit | (sp.neg2 ? kNegBit : 0);
+            t.scalar[n + j] = sp.k2;
+          }
+        },
+        1024);
+    t.bits = Glv::kBits;
+  }
+}
 
 // Splits [0, n) into `parts` near-equal slices.
 inline size_t slice_begin(size_t n, size_t parts, size_t i) {
@@ -216,19 +278,15 @@ typename C::Xyzz reduce_xyzz(const std::vector<typename C::Xyzz>& buckets) {
 }
 
 template <class C>
-typename C::Xyzz window_xyzz(std::span<const typename C::Affine> bases, const Tail<C>& t,
-                             unsigned c, unsigned w, size_t begin, size_t end) {
+typename C::Xyzz window_xyzz(const Points<C>& points, const Tail<C>& t, unsigned c, unsigned w,
+                             size_t begin, size_t end) {
   using Xyzz = typename C::Xyzz;
   const WindowDigits<C::Fr::N> digit(c, w);
   std::vector<Xyzz> buckets(size_t(1) << (c - 1), Xyzz::identity());
   for (size_t j = begin; j < end; ++j) {
     const int64_t d = digit(t.scalar[j]);
     if (d == 0) continue;
-    const auto& p = bases[t.index[j]];
-    if (d > 0)
-      buckets[size_t(d - 1)] += p;
-    else
-      buckets[size_t(-d - 1)] += -p;
+    buckets[size_t(d > 0 ? d : -d) - 1] += points(t.index[j], d < 0);
   }
   return reduce_xyzz<C>(buckets);
 }
@@ -274,8 +332,8 @@ class AffineWindow {
            (chunk / 2 + k) * (sizeof(Affine) + sizeof(Pair) + sizeof(F));
   }
 
-  AffineWindow(std::span<const Affine> bases, unsigned c, size_t max_chunk)
-      : bases_(bases),
+  AffineWindow(const Points<C>& points, unsigned c, size_t max_chunk)
+      : points_(points),
         k_(size_t(1) << (c - 1)),
         acc_(k_),
         start_(k_),
@@ -309,10 +367,7 @@ class AffineWindow {
     fill.assign(start_.begin(), start_.end());
     for (size_t j = 0; j < m; ++j) {
       const int32_t d = digits_[j];
-      if (d > 0)
-        pts_[fill[size_t(d - 1)]++] = bases_[index[j]];
-      else if (d < 0)
-        pts_[fill[size_t(-d - 1)]++] = -bases_[index[j]];
+      if (d) pts_[fill[size_t(d > 0 ? d : -d) - 1]++] = points_(index[j], d < 0);
     }
     // 2. Pairwise rounds. Round r reads the segments from one buffer and writes the sums, still
     //    sorted by bucket and contiguous, to the other (so every pass reads and writes
@@ -404,7 +459,7 @@ class AffineWindow {
     extra_[b] += p;
   }
 
-  std::span<const Affine> bases_;
+  Points<C> points_;
   size_t k_;
   std::vector<Affine> acc_;            // bucket values (inf = empty), between chunks
   std::vector<uint32_t> start_, len_;  // segment of each bucket in pts_ (len in elements)
@@ -420,12 +475,12 @@ class AffineWindow {
 };
 
 template <class C>
-typename C::Xyzz window_affine(std::span<const typename C::Affine> bases, const Tail<C>& t,
-                               unsigned c, unsigned w, size_t begin, size_t end, size_t chunk) {
+typename C::Xyzz window_affine(const Points<C>& points, const Tail<C>& t, unsigned c, unsigned w,
+                               size_t begin, size_t end, size_t chunk) {
   const WindowDigits<C::Fr::N> digit(c, w);
   if (begin == end) return C::Xyzz::identity();
   chunk = std::min(chunk ? chunk : AffineWindow<C>::chunk_size(c), end - begin);
-  AffineWindow<C> buckets(bases, c, chunk);
+  AffineWindow<C> buckets(points, c, chunk);
   for (size_t j = begin; j < end; j += chunk) {
     const size_t e = std::min(end, j + chunk);
     buckets.add_chunk(digit, std::span(t.index).subspan(j, e - j),
@@ -439,6 +494,7 @@ struct Plan {
   unsigned c = 1, windows = 0;
   size_t slices = 1;  // tail slices per window
   bool affine = false;
+  double cost = 0;  // the model's makespan, in multiplications in F
 };
 
 // One inversion in F, in multiplications in F: Fermat in Fp costs ~1.2·381 squarings and
@@ -459,7 +515,7 @@ constexpr size_t affine_min_terms() {
 }
 
 template <class C>
-Plan make_plan(size_t tail, size_t vectors, const Options& opt) {
+Plan make_plan(size_t tail, size_t vectors, const Options& opt, unsigned bits = kScalarBits) {
   static_assert(C::Fr::BITS <= kScalarBits, "scalars wider than the windows cover");
   Plan p;
   if (opt.window_bits > kMaxWindowBits)
@@ -479,10 +535,10 @@ Plan make_plan(size_t tail, size_t vectors, const Options& opt) {
   // rounds, each cheaper). Never wider than c*, so scratch_bytes's bound holds.
   const size_t threads = util::num_threads();
   const double add = affine ? kCostAffineAdd : kCostXyzzAdd;
-  const unsigned c_star = opt.window_bits ? opt.window_bits : best_window_bits(tail, add);
+  const unsigned c_star = opt.window_bits ? opt.window_bits : best_window_bits(tail, add, bits);
   double best = -1;
   for (unsigned c = c_star; c + 1 >= c_star && c >= 1; --c) {
-    const size_t windows = num_windows(kScalarBits, c);
+    const size_t windows = num_windows(bits, c);
     const double red = double(size_t(1) << (c - 1)) * kCostBucket;
     for (size_t s = opt.slices ? opt.slices : 1; s <= (opt.slices ? opt.slices : 64); ++s) {
       if (!opt.slices && s > 1 && tail / s < 256) break;
@@ -490,11 +546,25 @@ Plan make_plan(size_t tail, size_t vectors, const Options& opt) {
       const double rounds = double((tasks + threads - 1) / threads);
       const double cost = rounds * (double(tail) / double(s) * add + red);
       if (best < 0 || cost < best)
-        best = cost, p.c = c, p.windows = unsigned(windows), p.slices = s;
+        best = cost, p.c = c, p.windows = unsigned(windows), p.slices = s, p.cost = cost;
     }
     if (opt.window_bits) break;
   }
   return p;
+}
+
+// The GLV split pays when the model's makespan over 2T terms of kBits-bit scalars, plus the split
+// itself (two divisions and one endomorphism per term, ~5 multiplications in F, and the larger
+// tail), is below the makespan over T full-width terms. The model gives 2-8% from 2^12 to 2^18
+// terms and a loss from ~2^20 on, where the windows would want to be wider than 16 bits.
+inline constexpr double kCostGlvTerm = 5.0;
+
+template <class C>
+bool glv_pays(size_t tail, size_t vectors, const Options& opt) {
+  if (tail == 0 || tail > kPosMask) return false;
+  const Plan plain = make_plan<C>(tail, vectors, opt);
+  const Plan split = make_plan<C>(2 * tail, vectors, opt, glv_bits<C>());
+  return split.cost + double(tail) * kCostGlvTerm / double(util::num_threads()) < plain.cost;
 }
 
 template <class C>
@@ -503,10 +573,13 @@ std::vector<typename C::Jacobian> run(std::span<const typename C::Affine> bases,
   using Xyzz = typename C::Xyzz;
   using Jacobian = typename C::Jacobian;
   const size_t nv = tails.size();
+  if (opt.glv && has_glv<C>())
+    for (auto& t : tails)
+      if (glv_pays<C>(t.index.size(), nv, opt)) glv_expand<C>(bases, t);
   std::vector<Plan> plans(nv);
   std::vector<size_t> first(nv + 1, 0);  // first task of each vector
   for (size_t v = 0; v < nv; ++v) {
-    plans[v] = make_plan<C>(tails[v].index.size(), nv, opt);
+    plans[v] = make_plan<C>(tails[v].index.size(), nv, opt, tails[v].bits);
     first[v + 1] = first[v] + (tails[v].index.empty() ? 0 : plans[v].windows * plans[v].slices);
   }
   std::vector<Xyzz> partial(first[nv], Xyzz::identity());
@@ -523,8 +596,9 @@ std::vector<typename C::Jacobian> run(std::span<const typename C::Affine> bases,
           const size_t s = local % p.slices;
           const size_t b = slice_begin(t.index.size(), p.slices, s),
                        e = slice_begin(t.index.size(), p.slices, s + 1);
-          partial[task] = p.affine ? window_affine<C>(bases, t, p.c, w, b, e, opt.chunk)
-                                   : window_xyzz<C>(bases, t, p.c, w, b, e);
+          const Points<C> points{bases, t.endo};
+          partial[task] = p.affine ? window_affine<C>(points, t, p.c, w, b, e, opt.chunk)
+                                   : window_xyzz<C>(points, t, p.c, w, b, e);
         }
       },
       1, first[nv]);
@@ -644,24 +718,34 @@ size_t scratch_bytes(size_t n, size_t vectors, const Options& opt) {
   // to wider windows as the per-term cost grows against the per-bucket cost), and a chunk holds at
   // most min(chunk_size(c), t) terms, so the plans for n terms bound every smaller tail. In kAuto
   // below the batch-affine threshold only XYZZ buckets are used.
-  size_t per_task = 0;
-  if (opt.buckets != Buckets::kBatchAffine) {
-    const unsigned c =
-        opt.window_bits ? opt.window_bits : detail::best_window_bits(n, detail::kCostXyzzAdd);
-    per_task = (size_t(1) << (c - 1)) * sizeof(typename C::Xyzz);
-  }
-  if (opt.buckets == Buckets::kBatchAffine ||
-      (opt.buckets == Buckets::kAuto && n >= detail::affine_min_terms<C>())) {
-    const unsigned c =
-        opt.window_bits ? opt.window_bits : detail::best_window_bits(n, detail::kCostAffineAdd);
-    const size_t chunk = std::min(opt.chunk ? opt.chunk : AffineWindow<C>::chunk_size(c), n);
-    per_task = std::max(per_task, AffineWindow<C>::scratch_bytes(c, chunk));
-  }
+  // With GLV (when it pays, see detail::glv_pays) the windows run over 2n terms of kBits-bit
+  // scalars; the bound takes the larger scratch of the two plans.
+  const bool glv = opt.glv && detail::has_glv<C>() && n <= detail::kPosMask;
+  const size_t terms = glv ? 2 * n : n;
+  auto task_bytes = [&](size_t t, unsigned bits) {
+    size_t bytes = 0;
+    if (opt.buckets != Buckets::kBatchAffine) {
+      const unsigned c =
+          opt.window_bits ? opt.window_bits : detail::best_window_bits(t, detail::kCostXyzzAdd, bits);
+      bytes = (size_t(1) << (c - 1)) * sizeof(typename C::Xyzz);
+    }
+    if (opt.buckets == Buckets::kBatchAffine ||
+        (opt.buckets == Buckets::kAuto && t >= detail::affine_min_terms<C>())) {
+      const unsigned c = opt.window_bits
+                             ? opt.window_bits
+                             : detail::best_window_bits(t, detail::kCostAffineAdd, bits);
+      const size_t chunk = std::min(opt.chunk ? opt.chunk : AffineWindow<C>::chunk_size(c), t);
+      bytes = std::max(bytes, AffineWindow<C>::scratch_bytes(c, chunk));
+    }
+    return bytes;
+  };
+  size_t per_task = task_bytes(n, detail::kScalarBits);
+  if (glv) per_task = std::max(per_task, task_bytes(terms, detail::glv_bits<C>()));
   // Tasks per vector: windows × slices, with at most 64 slices of >= 256 terms; a tail of >= 256
   // terms gets c >= 6, i.e. at most 43 windows, a smaller one at most 256 windows of one slice.
   // Each task holds a partial sum and a pool job (a std::function and its captures, < 256 bytes)
   // until the end; classification holds a count, a sum and a job per slice.
-  const size_t slices = opt.slices ? opt.slices : std::clamp<size_t>(n / 256, 1, 64);
+  const size_t slices = opt.slices ? opt.slices : std::clamp<size_t>(terms / 256, 1, 64);
   const size_t tasks =
       vectors * (opt.window_bits
                      ? detail::num_windows(detail::kScalarBits, opt.window_bits) * slices
@@ -669,7 +753,11 @@ size_t scratch_bytes(size_t n, size_t vectors, const Options& opt) {
   const size_t threads = util::num_threads();
   const size_t small = tasks * (sizeof(typename C::Xyzz) + 256) +
                        (4 * threads + 1) * (sizeof(typename C::Xyzz) + 8 + 512);
-  const size_t tails = vectors * n * (sizeof(uint32_t) + sizeof(Limbs<C>));
+  // Tail: a word and a scalar per term; with GLV two, plus E(P), and while the vectors grow from
+  // one to two per term both copies are live (three).
+  const size_t tails = vectors * n *
+                       (glv ? 3 * (sizeof(uint32_t) + sizeof(Limbs<C>)) + sizeof(typename C::Affine)
+                            : sizeof(uint32_t) + sizeof(Limbs<C>));
   return tails + small + threads * per_task;
 }
 
