@@ -1,19 +1,26 @@
 #!/usr/bin/env bash
 # Groth16 proving time and peak RSS: splitprove vs snarkjs, same machine, same run, same files.
 # For each size 2^k a chain circuit (x_{i+1} = x_i^2 + x_i + c, N = 2^k - 3 constraints so the
-# QAP domain is exactly 2^k) is compiled with circom2 for BLS12-381, its witness computed by
+# QAP domain is exactly 2^k) is compiled with circom2 for the curve CURVE (bls12381, the default,
+# or bn128: BN254, circom's default prime), its witness computed by
 # snarkjs, a key made by `splitprove setup --dev` (snarkjs's own ceremony is far too slow at
 # these sizes; the key is a standard .zkey that both provers read), then each prover runs
 # REPS times on it; medians are reported. Both provers use every core.
 #
-#   bench/groth16_vs_snarkjs.sh [k ...]        (default: 10 12 14 16)   REPS=3 OUT=dir
+#   bench/groth16_vs_snarkjs.sh [k ...]        (default: 10 12 14 16)   REPS=3 OUT=dir CURVE=bn128
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BIN="${BIN:-$root/build/splitprove}"
 SNARKJS="$root/node_modules/.bin/snarkjs"
 CIRCOM="$root/node_modules/.bin/circom2"
 REPS="${REPS:-3}"
-OUT="${OUT:-$root/bench/results/groth16-$(date +%Y%m%d)}"
+CURVE="${CURVE:-bls12381}"
+case "$CURVE" in
+  bls12381) CURVE_NAME="BLS12-381" ;;
+  bn128) CURVE_NAME="BN254 (bn128)" ;;
+  *) echo "groth16_vs_snarkjs: CURVE must be bls12381 or bn128" >&2; exit 2 ;;
+esac
+OUT="${OUT:-$root/bench/results/groth16-$CURVE-$(date +%Y%m%d)}"
 SIZES=("${@:-10 12 14 16}")
 read -r -a SIZES <<<"${SIZES[*]}"
 mkdir -p "$OUT"
@@ -35,7 +42,7 @@ measure() {
 }
 
 {
-  echo "# Groth16 prove, BLS12-381: splitprove vs snarkjs"
+  echo "# Groth16 prove, $CURVE_NAME: splitprove vs snarkjs"
   echo
   echo "date: $(date -u +%Y-%m-%dT%H:%MZ); machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(nproc) cores, $(free -g | awk '/Mem/{print $2}') GiB"
   echo "snarkjs $(node -e "console.log(require('$root/node_modules/snarkjs/package.json').version)"), node $(node --version); splitprove $(git -C "$root" rev-parse --short HEAD); reps: $REPS (median)"
@@ -49,7 +56,7 @@ measure() {
 for k in "${SIZES[@]}"; do
   n=$(( (1 << k) - 3 ))
   sed "s/Chain(100)/Chain($n)/" "$root/tests/circuits/chain.circom" >"$work/chain$k.circom"
-  "$CIRCOM" "$work/chain$k.circom" --r1cs --wasm --prime bls12381 --O2 -o "$work" >/dev/null
+  "$CIRCOM" "$work/chain$k.circom" --r1cs --wasm --prime "$CURVE" --O2 -o "$work" >/dev/null
   echo '{"x0":"3","c":"5"}' >"$work/in.json"
   "$SNARKJS" wtns calculate "$work/chain${k}_js/chain$k.wasm" "$work/in.json" "$work/w$k.wtns" >/dev/null
   "$BIN" setup --dev "$work/chain$k.r1cs" "$work/k$k.zkey" 2>/dev/null

@@ -18,10 +18,13 @@ trap 'rm -rf "$work"' EXIT
 fx=tests/fixtures
 for t in r1cs wtns zkey json; do
   mkdir -p "$work/$t"
+  # Both curves' fixtures (tests/fixtures/bn128/x -> bn128_x in the corpus).
+  seed() { for f in "$@"; do cp "$f" "$work/$t/$(echo "${f#"$fx"/}" | tr / _)"; done; }
   case "$t" in
-    json) cp "$fx"/*.json "$work/$t/" ;;
-    zkey) cp "$fx"/multiplier*.zkey "$fx"/mixed*.zkey "$work/$t/" ;;  # chain's is slow to mutate
-    *) cp "$fx"/*."$t" "$work/$t/" ;;
+    json) seed "$fx"/*.json "$fx"/bn128/*.json ;;
+    # chain's keys are slow to mutate
+    zkey) seed "$fx"/multiplier*.zkey "$fx"/mixed*.zkey "$fx"/bn128/multiplier*.zkey "$fx"/bn128/mixed*.zkey ;;
+    *) seed "$fx"/*."$t" "$fx"/bn128/*."$t" ;;
   esac
   # One thread: libFuzzer measures one input at a time, and the pool would only add noise.
   if ! SPLITPROVE_THREADS=1 "$build/fuzz_$t" -max_total_time="$secs" -rss_limit_mb=2048 -timeout=30 \

@@ -1,31 +1,23 @@
-// Field axioms and known answers for every field of the tower, as typed suites so that each new
-// curve's fields get the same tests by adding one line to the type lists.
+// Field axioms and known answers for every field of the tower, as typed suites over every curve
+// (tests/test_curves.hpp): a new curve's fields get the same tests by adding it to the type lists.
 #include <gtest/gtest.h>
 
-#include "ec/bls12_381.hpp"
+#include "test_curves.hpp"
 #include "test_util.hpp"
 
 using namespace splitprove;
-using namespace splitprove::bls12_381;
+using splitprove::testing::AllCurves;
+using splitprove::testing::CurveNames;
+using splitprove::testing::rand_elem;
 using splitprove::testing::rng;
 
-// ---- random elements for every field type ----------------------------------------------------
-template <class F>
-F rand_elem();
-template <>
-Fp rand_elem<Fp>() { return Fp::random(rng()); }
-template <>
-Fr rand_elem<Fr>() { return Fr::random(rng()); }
-template <>
-Fp2 rand_elem<Fp2>() { return {Fp::random(rng()), Fp::random(rng())}; }
-template <>
-Fp6 rand_elem<Fp6>() { return {rand_elem<Fp2>(), rand_elem<Fp2>(), rand_elem<Fp2>()}; }
-template <>
-Fp12 rand_elem<Fp12>() { return {rand_elem<Fp6>(), rand_elem<Fp6>()}; }
+namespace bls = splitprove::bls12_381;
+namespace bn = splitprove::bn254;
 
 template <class F>
 class FieldAxioms : public ::testing::Test {};
-using AllFields = ::testing::Types<Fp, Fr, Fp2, Fp6, Fp12>;
+using AllFields = ::testing::Types<bls::Fp, bls::Fr, bls::Fp2, bls::Fp6, bls::Fp12,  //
+                                   bn::Fp, bn::Fr, bn::Fp2, bn::Fp6, bn::Fp12>;
 TYPED_TEST_SUITE(FieldAxioms, AllFields);
 
 TYPED_TEST(FieldAxioms, RingLaws) {
@@ -60,7 +52,7 @@ TYPED_TEST(FieldAxioms, Inverse) {
 // ---- prime fields ----------------------------------------------------------------------------
 template <class F>
 class PrimeField : public ::testing::Test {};
-using PrimeFields = ::testing::Types<Fp, Fr>;
+using PrimeFields = ::testing::Types<bls::Fp, bls::Fr, bn::Fp, bn::Fr>;
 TYPED_TEST_SUITE(PrimeField, PrimeFields);
 
 TYPED_TEST(PrimeField, CanonicalAndBytesRoundTrip) {
@@ -170,12 +162,33 @@ TEST(Fp2, ProductMatchesSchoolbook) {
 
 TEST(Fr, RootsOfUnityFollowSnarkjs) {
   // w[32] = 5^t, 5 the smallest non-residue (ffjavascript); FORMATS.md check values.
+  using Fr = bls::Fr;
   EXPECT_EQ(Fr::smallest_non_residue(), Fr::from_u64(5));
   EXPECT_EQ(Fr::S, 32u);
   EXPECT_EQ(Fr::root_of_unity(10),
             Fr::from_hex("2f27b09858f43cef3ed6d55a6350721d79efd6b0570bf109d58a5af42d010ff9"));
   EXPECT_EQ(Fr::root_of_unity(2), Fr::from_hex("8d51ccce760304d0ec030002760300000001000000000000"));
-  for (unsigned k = 1; k <= 32; ++k) {
+}
+
+TEST(Fr, Bn254RootsOfUnityFollowSnarkjs) {
+  // w[28] = 5^t: the 2^28-th root circom and snarkjs use for bn128.
+  using Fr = bn::Fr;
+  EXPECT_EQ(Fr::smallest_non_residue(), Fr::from_u64(5));
+  EXPECT_EQ(Fr::S, 28u);
+  ff::Limbs<4> w28;
+  ASSERT_TRUE(ff::from_decimal(
+      "19103219067921713944291392827692070036145651957329286315305642004821462161904", w28));
+  EXPECT_EQ(Fr::root_of_unity(28), Fr::from_canonical(w28));
+}
+
+template <class C>
+class Curve : public ::testing::Test {};
+TYPED_TEST_SUITE(Curve, AllCurves, CurveNames);
+
+TYPED_TEST(Curve, RootsOfUnityHaveExactOrder) {
+  using Fr = typename TypeParam::Fr;
+  ASSERT_EQ(Fr::S, TypeParam::kTwoAdicity);
+  for (unsigned k = 1; k <= Fr::S; ++k) {
     Fr w = Fr::root_of_unity(k);
     Fr x = w;
     for (unsigned i = 1; i < k; ++i) x = x.square();
@@ -183,7 +196,9 @@ TEST(Fr, RootsOfUnityFollowSnarkjs) {
   }
 }
 
-TEST(Fp2, SqrtFrobeniusConjugate) {
+TYPED_TEST(Curve, Fp2SqrtFrobeniusConjugate) {
+  using Fp = typename TypeParam::Fp;
+  using Fp2 = typename TypeParam::Fp2;
   for (int i = 0; i < 20; ++i) {
     Fp2 a = rand_elem<Fp2>();
     auto s = a.square().sqrt();
@@ -192,15 +207,26 @@ TEST(Fp2, SqrtFrobeniusConjugate) {
     EXPECT_EQ(a.frobenius(1), a.pow(Fp::MOD));  // x^p
     EXPECT_EQ(a * a.conj(), (Fp2{a.norm(), Fp::zero()}));
   }
-  // u^2 = -1 and xi = 1 + u is a non-residue for Fp6's cubic extension: xi^((p^2-1)/3) != 1.
+  // u^2 = -1, and xi = XI0 + u is neither a square nor a cube in Fp2 (so Fp6 and Fp12 are fields).
   Fp2 u{Fp::zero(), Fp::one()};
   EXPECT_EQ(u.square(), -Fp2::one());
-  EXPECT_EQ(Fp2::one().mul_by_xi(), (Fp2{Fp::one(), Fp::one()}));
+  const Fp2 xi{Fp::from_u64(TypeParam::kXi0), Fp::one()};
+  EXPECT_EQ(Fp2::one().mul_by_xi(), xi);
   Fp2 x = rand_elem<Fp2>();
-  EXPECT_EQ(x.mul_by_xi(), (x * Fp2{Fp::one(), Fp::one()}));
+  EXPECT_EQ(x.mul_by_xi(), x * xi);
+  EXPECT_FALSE(xi.sqrt().has_value());
+  // p^2 - 1 = (p - 1)(p + 1); xi^((p^2-1)/3) != 1 means xi is not a cube.
+  ff::Limbs<2 * Fp::N> pm1{}, pp1{};
+  for (size_t i = 0; i < Fp::N; ++i) pm1[i] = pp1[i] = Fp::MOD[i];
+  pm1[0] -= 1;
+  ff::add_limbs(pp1, pp1, ff::from_u64<2 * Fp::N>(1));
+  EXPECT_FALSE(xi.pow(ff::div_small(pm1, 3)).pow(pp1).is_one());
 }
 
-TEST(Tower, FrobeniusIsPowerOfP) {
+TYPED_TEST(Curve, FrobeniusIsPowerOfP) {
+  using Fp = typename TypeParam::Fp;
+  using Fp6 = typename TypeParam::Fp6;
+  using Fp12 = typename TypeParam::Fp12;
   Fp6 a = rand_elem<Fp6>();
   EXPECT_EQ(a.frobenius(1), [&] {
     // a^p by square-and-multiply over p's bits.
@@ -220,7 +246,10 @@ TEST(Tower, FrobeniusIsPowerOfP) {
   EXPECT_EQ(a.frobenius(6), a);
 }
 
-TEST(Tower, SparseMultiplications) {
+TYPED_TEST(Curve, SparseMultiplications) {
+  using Fp2 = typename TypeParam::Fp2;
+  using Fp6 = typename TypeParam::Fp6;
+  using Fp12 = typename TypeParam::Fp12;
   Fp12 f = rand_elem<Fp12>();
   Fp2 l0 = rand_elem<Fp2>(), l1 = rand_elem<Fp2>(), l4 = rand_elem<Fp2>();
   Fp12 line014{{l0, l1, Fp2::zero()}, {Fp2::zero(), l4, Fp2::zero()}};
@@ -233,7 +262,8 @@ TEST(Tower, SparseMultiplications) {
   EXPECT_EQ(a.mul_by_v(), (a * Fp6{Fp2::zero(), Fp2::one(), Fp2::zero()}));
 }
 
-TEST(Tower, CyclotomicSquare) {
+TYPED_TEST(Curve, CyclotomicSquare) {
+  using Fp12 = typename TypeParam::Fp12;
   for (int i = 0; i < 5; ++i) {
     Fp12 f = rand_elem<Fp12>();
     // Map into the cyclotomic subgroup with the easy part of the final exponentiation.
@@ -272,19 +302,25 @@ void check_prime_vectors(const nlohmann::json& rows) {
   }
 }
 
-TEST(Vectors, Fp) { check_prime_vectors<Fp>(splitprove::testing::vectors()["fp"]); }
-TEST(Vectors, Fr) { check_prime_vectors<Fr>(splitprove::testing::vectors()["fr"]); }
-
-TEST(Vectors, Moduli) {
-  EXPECT_EQ(ff::to_hex(Fp::MOD), splitprove::testing::vectors()["p"].get<std::string>());
-  EXPECT_EQ(ff::to_hex(Fr::MOD), splitprove::testing::vectors()["r"].get<std::string>());
+TYPED_TEST(Curve, VectorsFp) {
+  check_prime_vectors<typename TypeParam::Fp>(TypeParam::vectors()["fp"]);
+}
+TYPED_TEST(Curve, VectorsFr) {
+  check_prime_vectors<typename TypeParam::Fr>(TypeParam::vectors()["fr"]);
 }
 
-TEST(Vectors, Fp2) {
+TYPED_TEST(Curve, VectorsModuli) {
+  EXPECT_EQ(ff::to_hex(TypeParam::Fp::MOD), TypeParam::vectors()["p"].template get<std::string>());
+  EXPECT_EQ(ff::to_hex(TypeParam::Fr::MOD), TypeParam::vectors()["r"].template get<std::string>());
+}
+
+TYPED_TEST(Curve, VectorsFp2) {
+  using Fp = typename TypeParam::Fp;
+  using Fp2 = typename TypeParam::Fp2;
   auto f2 = [](const nlohmann::json& a) {
     return Fp2{Fp::from_hex(a[0].get<std::string>()), Fp::from_hex(a[1].get<std::string>())};
   };
-  const auto& rows = splitprove::testing::vectors()["fp2"];
+  const auto& rows = TypeParam::vectors()["fp2"];
   ASSERT_GE(rows.size(), 4u);
   for (const auto& v : rows) {
     Fp2 a = f2(v["a"]), b = f2(v["b"]);
@@ -294,8 +330,12 @@ TEST(Vectors, Fp2) {
   }
 }
 
-TEST(Vectors, FrRoots) {
-  const auto& w = splitprove::testing::vectors()["fr_roots"]["w"];
-  for (unsigned k = 0; k <= 32; ++k)
-    EXPECT_EQ(Fr::root_of_unity(k).to_hex(), w[std::to_string(k)].get<std::string>()) << "k=" << k;
+TYPED_TEST(Curve, VectorsFrRoots) {
+  using Fr = typename TypeParam::Fr;
+  const auto& w = TypeParam::vectors()["fr_roots"]["w"];
+  ASSERT_EQ(w.size(), Fr::S + 1);
+  for (unsigned k = 0; k <= Fr::S; ++k)
+    EXPECT_EQ(Fr::root_of_unity(k).to_hex(), w[std::to_string(k)].template get<std::string>())
+        << "k=" << k;
+  EXPECT_TRUE(TypeParam::vectors()["fr_roots"]["matches_ffjavascript"].template get<bool>());
 }

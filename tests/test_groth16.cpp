@@ -14,17 +14,34 @@
 #include "zk/setup.hpp"
 
 using namespace splitprove;
-using E = zk::Bls12_381;
-using Fr = E::Fr;
 using splitprove::testing::rng;
 
+// Every suite runs for both engines, on the fixtures snarkjs made for that curve.
+template <class E>
 static std::string fixture(const std::string& name) {
-  return splitprove::testing::source_dir() + "/tests/fixtures/" + name;
+  const char* dir = E::kId == zk::CurveId::kBn254 ? "/tests/fixtures/bn128/" : "/tests/fixtures/";
+  return splitprove::testing::source_dir() + dir + name;
 }
+
+template <class E>
+class Groth16 : public ::testing::Test {};
+using Engines = ::testing::Types<zk::Bls12_381, zk::Bn254>;
+struct EngineNames {
+  template <class E>
+  static std::string GetName(int) {
+    return std::string(E::kSnarkjsName);
+  }
+};
+TYPED_TEST_SUITE(Groth16, Engines, EngineNames);
+#define ENGINE_TYPES                    \
+  using E [[maybe_unused]] = TypeParam; \
+  using Fr [[maybe_unused]] = typename E::Fr;
 
 // A circuit built in code: x_{i+1} = x_i^2 + x_i + 7 for `steps` steps, out = x_steps public,
 // plus an extra public input y with y·1 = y; wires: 0 = 1, 1 = out, 2 = y, 3 = x_0, 4.. = x_i.
+template <class E>
 static io::R1cs<E> chain_r1cs(uint32_t steps) {
+  using Fr = typename E::Fr;
   io::R1cs<E> cs;
   cs.source = "chain_r1cs";
   cs.n_pub_out = 1;
@@ -49,6 +66,7 @@ static io::R1cs<E> chain_r1cs(uint32_t steps) {
   return cs;
 }
 
+template <class E, class Fr = typename E::Fr>
 static std::vector<Fr> chain_witness(uint32_t steps, Fr x0, Fr y) {
   std::vector<Fr> w(4 + steps);
   w[0] = Fr::one();
@@ -59,20 +77,21 @@ static std::vector<Fr> chain_witness(uint32_t steps, Fr x0, Fr y) {
   return w;
 }
 
-TEST(Groth16, SnarkjsFixturesProveAndVerify) {
+TYPED_TEST(Groth16, SnarkjsFixturesProveAndVerify) {
+  ENGINE_TYPES;
   for (const char* c : {"multiplier", "mixed", "chain"}) {
     SCOPED_TRACE(c);
-    auto pk = io::read_zkey<E>(fixture(std::string(c) + ".zkey"));
-    auto w = io::read_wtns<E>(fixture(std::string(c) + ".wtns"));
-    auto vk_json = io::read_vkey_json<E>(fixture(std::string(c) + ".vkey.json"));
+    auto pk = io::read_zkey<E>(fixture<E>(std::string(c) + ".zkey"));
+    auto w = io::read_wtns<E>(fixture<E>(std::string(c) + ".wtns"));
+    auto vk_json = io::read_vkey_json<E>(fixture<E>(std::string(c) + ".vkey.json"));
     auto pvk = zk::prepare<E>(vk_json);
     auto pub = zk::public_inputs<E>(pk, w.values);
-    EXPECT_EQ(pub, io::read_public_json<E>(fixture(std::string(c) + ".public.json")));
+    EXPECT_EQ(pub, io::read_public_json<E>(fixture<E>(std::string(c) + ".public.json")));
 
     auto proof = zk::prove<E>(pk, w.values);
     EXPECT_TRUE(zk::verify<E>(pvk, pub, proof));
     // snarkjs's own proof verifies with our verifier.
-    auto sj = io::read_proof_json<E>(fixture(std::string(c) + ".proof.json"));
+    auto sj = io::read_proof_json<E>(fixture<E>(std::string(c) + ".proof.json"));
     EXPECT_TRUE(zk::verify<E>(pvk, pub, sj));
     // Two proofs of the same statement differ (fresh r, s) and both verify.
     auto proof2 = zk::prove<E>(pk, w.values);
@@ -108,10 +127,11 @@ TEST(Groth16, SnarkjsFixturesProveAndVerify) {
   }
 }
 
-TEST(Groth16, UnsatisfyingWitnessIsNamedAndItsProofFails) {
-  auto r1cs = io::read_r1cs<E>(fixture("chain.r1cs"));
-  auto pk = io::read_zkey<E>(fixture("chain.zkey"));
-  auto w = io::read_wtns<E>(fixture("chain.wtns"));
+TYPED_TEST(Groth16, UnsatisfyingWitnessIsNamedAndItsProofFails) {
+  ENGINE_TYPES;
+  auto r1cs = io::read_r1cs<E>(fixture<E>("chain.r1cs"));
+  auto pk = io::read_zkey<E>(fixture<E>("chain.zkey"));
+  auto w = io::read_wtns<E>(fixture<E>("chain.wtns"));
   ASSERT_FALSE(io::first_unsatisfied<E>(r1cs, w.values).has_value());
   auto bad = w.values;
   bad[bad.size() / 2] += Fr::one();
@@ -129,11 +149,12 @@ TEST(Groth16, UnsatisfyingWitnessIsNamedAndItsProofFails) {
   EXPECT_THROW(zk::prove<E>(pk, w0), splitprove::Error);
 }
 
-TEST(Groth16, DevSetupOfNativeCircuit) {
+TYPED_TEST(Groth16, DevSetupOfNativeCircuit) {
+  ENGINE_TYPES;
   for (uint32_t steps : {1u, 5u, 300u}) {
     SCOPED_TRACE(steps);
-    auto cs = chain_r1cs(steps);
-    auto w = chain_witness(steps, Fr::random(rng()), Fr::random(rng()));
+    auto cs = chain_r1cs<E>(steps);
+    auto w = chain_witness<E>(steps, Fr::random(rng()), Fr::random(rng()));
     ASSERT_FALSE(io::first_unsatisfied<E>(cs, w).has_value());
     auto pk = zk::dev_setup<E>(cs);
     EXPECT_EQ(pk.domain_size, 1u << (32 - __builtin_clz(steps + 2 + 2)));  // > constraints + n_public
@@ -160,11 +181,12 @@ TEST(Groth16, DevSetupOfNativeCircuit) {
   }
 }
 
-TEST(Groth16, DevSetupMatchesSnarkjsLayout) {
+TYPED_TEST(Groth16, DevSetupMatchesSnarkjsLayout) {
+  ENGINE_TYPES;
   // Same circuit as the snarkjs fixture: same sizes, and the same coefficient list (the rows the
   // prover evaluates), so keys from either setup are interchangeable for provers.
-  auto r1cs = io::read_r1cs<E>(fixture("mixed.r1cs"));
-  auto sj = io::read_zkey<E>(fixture("mixed.zkey"));
+  auto r1cs = io::read_r1cs<E>(fixture<E>("mixed.r1cs"));
+  auto sj = io::read_zkey<E>(fixture<E>("mixed.zkey"));
   auto ours = zk::dev_setup<E>(r1cs);
   EXPECT_EQ(ours.n_vars, sj.n_vars);
   EXPECT_EQ(ours.n_public, sj.n_public);

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <string>
@@ -38,14 +39,18 @@ inline std::string source_dir() {
 #endif
 }
 
-inline const nlohmann::json& vectors() {
-  static const nlohmann::json j = [] {
-    std::ifstream f(source_dir() + "/tests/vectors/bls12_381.json");
-    if (!f) throw std::runtime_error("cannot open tests/vectors/bls12_381.json");
-    return nlohmann::json::parse(f);
-  }();
-  return j;
+// The committed known-answer vectors of one curve (tests/vectors/<curve>.json), parsed once.
+inline const nlohmann::json& vectors_for(const std::string& curve) {
+  static std::map<std::string, nlohmann::json> cache;
+  auto it = cache.find(curve);
+  if (it != cache.end()) return it->second;
+  const std::string path = source_dir() + "/tests/vectors/" + curve + ".json";
+  std::ifstream f(path);
+  if (!f) throw std::runtime_error("cannot open " + path);
+  return cache.emplace(curve, nlohmann::json::parse(f)).first->second;
 }
+
+inline const nlohmann::json& vectors() { return vectors_for("bls12_381"); }
 
 inline std::vector<uint8_t> from_hex_bytes(const std::string& s) {
   std::vector<uint8_t> out(s.size() / 2);

@@ -27,12 +27,11 @@
 namespace splitprove::cli {
 namespace {
 
-using E = zk::Bls12_381;
-
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+template <class E>
 void check_verifying_points(const zk::ProvingKey<E>& pk, const std::string& name) {
   auto check = [&](const auto& p, const std::string& what) {  // G1 or G2 affine point
     if (!E::in_subgroup(p.to_jacobian()))
@@ -52,6 +51,7 @@ struct ProveArgs {
   bool quiet = false;
 };
 
+template <class E>
 void run_prove(const ProveArgs& a) {
   auto t0 = std::chrono::steady_clock::now();
   ProgressBar bar("prove");
@@ -64,7 +64,7 @@ void run_prove(const ProveArgs& a) {
   io::ZkeyReadOptions ro;
   ro.check_subgroup = false;
   auto pk = io::read_zkey<E>(a.zkey, ro);
-  check_verifying_points(pk, a.zkey);
+  check_verifying_points<E>(pk, a.zkey);
   auto w = io::read_wtns<E>(a.wtns);
   io::check_witness_length(w, pk.n_vars, a.zkey, "proving key");
   auto proof = zk::prove<E>(pk, w.values, [&](const char* s, double f) { bar.update(s, f); });
@@ -83,6 +83,7 @@ void run_prove(const ProveArgs& a) {
                  a.zkey.c_str(), seconds_since(t0), pk.n_vars, __builtin_ctz(pk.domain_size));
 }
 
+template <class E>
 void run_verify(const std::string& vkey, const std::string& pub_path, const std::string& proof_path) {
   auto vk = io::read_vkey_json<E>(vkey);
   auto pub = io::read_public_json<E>(pub_path);
@@ -95,11 +96,13 @@ void run_verify(const std::string& vkey, const std::string& pub_path, const std:
   std::printf("OK: %s is valid for %s and %s\n", proof_path.c_str(), vkey.c_str(), pub_path.c_str());
 }
 
+template <class E>
 void run_export_vkey(const std::string& zkey, const std::string& out) {
   auto pk = io::read_zkey<E>(zkey);
   io::write_vkey_json<E>(out, zk::verifying_key(pk));
 }
 
+template <class E>
 void run_setup(const std::string& r1cs_path, const std::string& out) {
   auto t0 = std::chrono::steady_clock::now();
   ProgressBar bar("setup");
@@ -116,6 +119,7 @@ void run_setup(const std::string& r1cs_path, const std::string& out) {
                seconds_since(t0));
 }
 
+template <class E>
 void run_check(const std::string& r1cs_path, const std::string& wtns_path) {
   auto r1cs = io::read_r1cs<E>(r1cs_path);
   auto w = io::read_wtns<E>(wtns_path);
@@ -125,6 +129,35 @@ void run_check(const std::string& r1cs_path, const std::string& wtns_path) {
                             wtns_path, r1cs_path, *bad, r1cs.n_constraints));
   std::printf("OK: %s satisfies all %u constraints of %s\n", wtns_path.c_str(), r1cs.n_constraints,
               r1cs_path.c_str());
+}
+
+// The curve is read from the files; files of two curves are an error that names both.
+void same_curve(zk::CurveId a, const std::string& a_name, zk::CurveId b, const std::string& b_name,
+                const char* cmd) {
+  if (a != b)
+    throw Error(fmt::format("{}: {} is for {} but {} is for {}: both must be for the same curve",
+                            cmd, a_name, zk::curve_name(a), b_name, zk::curve_name(b)));
+}
+
+void dispatch_prove(const ProveArgs& a) {
+  const auto curve = io::detect_curve(a.zkey);
+  same_curve(curve, a.zkey, io::detect_curve(a.wtns), a.wtns, "prove");
+  zk::with_engine(curve, [&](auto e) { run_prove<decltype(e)>(a); });
+}
+
+void dispatch_verify(const std::string& vkey, const std::string& pub, const std::string& proof) {
+  const auto named = io::read_curve_of_json(vkey);
+  if (!named) throw Error(vkey + ": curve: missing (a snarkjs verification key names its curve)");
+  const auto curve = *named;
+  if (const auto of_proof = io::read_curve_of_json(proof))  // optional in a proof
+    same_curve(curve, vkey, *of_proof, proof, "verify");
+  zk::with_engine(curve, [&](auto e) { run_verify<decltype(e)>(vkey, pub, proof); });
+}
+
+void dispatch_check(const std::string& r1cs, const std::string& wtns) {
+  const auto curve = io::detect_curve(r1cs);
+  same_curve(curve, r1cs, io::detect_curve(wtns), wtns, "check");
+  zk::with_engine(curve, [&](auto e) { run_check<decltype(e)>(r1cs, wtns); });
 }
 
 Register reg([](CLI::App& app) {
@@ -169,7 +202,7 @@ Register reg([](CLI::App& app) {
     pa->wtns = (*files)[1];
     pa->proof = (*files)[2];
     pa->pub = (*files)[3];
-    run_prove(*pa);
+    dispatch_prove(*pa);
   });
 
   auto* verify = app.add_subcommand("verify", "Verify: <verification_key.json> <public.json> <proof.json>");
@@ -177,7 +210,7 @@ Register reg([](CLI::App& app) {
   verify->add_option("vkey", (*va)[0])->required()->check(CLI::ExistingFile);
   verify->add_option("public", (*va)[1])->required()->check(CLI::ExistingFile);
   verify->add_option("proof", (*va)[2])->required()->check(CLI::ExistingFile);
-  verify->callback([va] { run_verify((*va)[0], (*va)[1], (*va)[2]); });
+  verify->callback([va] { dispatch_verify((*va)[0], (*va)[1], (*va)[2]); });
 
   auto* zkey = app.add_subcommand("zkey", "Proving key tools");
   zkey->require_subcommand(1);
@@ -185,7 +218,10 @@ Register reg([](CLI::App& app) {
   auto ea = std::make_shared<std::array<std::string, 2>>();
   exp->add_option("zkey", (*ea)[0])->required()->check(CLI::ExistingFile);
   exp->add_option("vkey", (*ea)[1])->required();
-  exp->callback([ea] { run_export_vkey((*ea)[0], (*ea)[1]); });
+  exp->callback([ea] {
+    zk::with_engine(io::detect_curve((*ea)[0]),
+                    [&](auto e) { run_export_vkey<decltype(e)>((*ea)[0], (*ea)[1]); });
+  });
 
   auto* setup = app.add_subcommand("setup", "Key generation: setup --dev <circuit.r1cs> <out.zkey>");
   auto sa = std::make_shared<std::array<std::string, 2>>();
@@ -197,14 +233,15 @@ Register reg([](CLI::App& app) {
     if (!*dev)
       throw Error("setup: only the development setup exists (pass --dev); for a real key run a "
                   "ceremony with snarkjs (powersoftau + groth16 setup + zkey contribute)");
-    run_setup((*sa)[0], (*sa)[1]);
+    zk::with_engine(io::detect_curve((*sa)[0]),
+                    [&](auto e) { run_setup<decltype(e)>((*sa)[0], (*sa)[1]); });
   });
 
   auto* check = app.add_subcommand("check", "Check a witness against a circuit: <circuit.r1cs> <witness.wtns>");
   auto ca = std::make_shared<std::array<std::string, 2>>();
   check->add_option("r1cs", (*ca)[0])->required()->check(CLI::ExistingFile);
   check->add_option("witness", (*ca)[1])->required()->check(CLI::ExistingFile);
-  check->callback([ca] { run_check((*ca)[0], (*ca)[1]); });
+  check->callback([ca] { dispatch_check((*ca)[0], (*ca)[1]); });
 });
 
 }  // namespace

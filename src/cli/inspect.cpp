@@ -24,8 +24,6 @@
 namespace splitprove::cli {
 namespace {
 
-using E = zk::Bls12_381;
-
 struct Options {
   std::vector<std::string> files;
   std::string rewrite;
@@ -42,9 +40,8 @@ std::string magic_of(const std::string& path) {
   return b.size() >= 4 ? std::string(reinterpret_cast<const char*>(b.data()), 4) : std::string();
 }
 
+template <class E>
 void run(const Options& o) {
-  if (!o.rewrite.empty() && o.files.size() != 1)
-    throw Error("inspect: --rewrite takes exactly one input file");
   std::optional<io::R1cs<E>> r1cs;
   std::optional<io::Witness<E>> wtns;
   std::optional<zk::ProvingKey<E>> zkey;
@@ -52,12 +49,6 @@ void run(const Options& o) {
   for (const auto& path : o.files) {
     const auto t0 = std::chrono::steady_clock::now();
     const std::string magic = magic_of(path);
-    if (magic == "r1cs" || magic == "wtns" || magic == "zkey") {
-      const auto curve = io::detect_curve(path);
-      if (curve != zk::CurveId::kBls12_381)
-        throw Error(path + ": " + std::string(zk::curve_name(curve)) +
-                    " files are not supported yet");
-    }
     if (magic == "r1cs") {
       r1cs = io::read_r1cs<E>(path);
       std::printf(
@@ -132,6 +123,34 @@ void run(const Options& o) {
   }
 }
 
+// The curve of the files, from their primes (binary files) or "curve" members (proofs and
+// verification keys); files of two curves are an error naming both. Public signals alone do not
+// name a curve: they are read as BLS12-381's then.
+void dispatch(const Options& o) {
+  if (!o.rewrite.empty() && o.files.size() != 1)
+    throw Error("inspect: --rewrite takes exactly one input file");
+  std::optional<zk::CurveId> curve;
+  std::string from;
+  for (const auto& path : o.files) {
+    const std::string magic = magic_of(path);
+    std::optional<zk::CurveId> c;
+    if (magic == "r1cs" || magic == "wtns" || magic == "zkey") {
+      c = io::detect_curve(path);
+    } else {
+      const std::string text = io::read_text_file(path);
+      const auto first = text.find_first_not_of(" \t\r\n");
+      if (first != std::string::npos && text[first] == '{') c = io::curve_of_json(text, path);
+    }
+    if (!c) continue;
+    if (curve && *curve != *c)
+      throw Error("inspect: " + from + " is for " + std::string(zk::curve_name(*curve)) + " but " +
+                  path + " is for " + std::string(zk::curve_name(*c)));
+    curve = c;
+    from = path;
+  }
+  zk::with_engine(curve.value_or(zk::CurveId::kBls12_381), [&](auto e) { run<decltype(e)>(o); });
+}
+
 Register reg([](CLI::App& app) {
   auto opt = std::make_shared<Options>();
   auto* sub = app.add_subcommand(
@@ -141,7 +160,7 @@ Register reg([](CLI::App& app) {
                   "write the single input back with splitprove's writer to this path");
   sub->add_flag("--no-subgroup", opt->no_subgroup,
                 "skip subgroup checks of .zkey points (for already-validated keys)");
-  sub->callback([opt] { run(*opt); });
+  sub->callback([opt] { dispatch(*opt); });
 });
 
 }  // namespace

@@ -9,6 +9,7 @@
 //   E  : y^2 = x^3 + 4 over Fp,  E' : y^2 = x^3 + 4(1 + u) over Fp2 (M-twist)
 #include "ec/curve.hpp"
 #include "ec/pairing.hpp"
+#include "ec/twist.hpp"
 #include "ff/field.hpp"
 #include "ff/tower.hpp"
 
@@ -139,25 +140,10 @@ inline bool g1_in_subgroup(const G1Jacobian& p) {
   return phi == -mul_by_x(mul_by_x(p));
 }
 
-// psi = untwist-Frobenius-twist on E': psi(x, y) = (conj(x)·cx, conj(y)·cy) with
-// cx = 1/xi^((p-1)/3), cy = 1/xi^((p-1)/2). G2 membership (Scott 2021): psi(P) = [x]P.
-struct Psi {
-  Fp2 cx, cy;
-  static const Psi& get() {
-    static const Psi c = [] {
-      const auto& fc = ff::FrobeniusConstants<TowerParams>::get();
-      const Fp2 g = fc.g6[1];  // xi^((p-1)/6)
-      return Psi{fc.g1[1].inverse(), (g.square() * g).inverse()};
-    }();
-    return c;
-  }
-};
-
-inline G2Jacobian psi(const G2Jacobian& p) {
-  const auto& c = Psi::get();
-  // In Jacobian form: x = X/Z^2 -> conj(X)cx / conj(Z)^2, likewise y.
-  return {p.X.conj() * c.cx, p.Y.conj() * c.cy, p.Z.conj()};
-}
+// psi = untwist-Frobenius-twist on the M-twist E' (ec/twist.hpp). G2 membership (Scott 2021):
+// psi(P) = [x]P.
+using Psi = ec::Psi<TowerParams, ec::Twist::kM>;
+inline G2Jacobian psi(const G2Jacobian& p) { return Psi::apply(p); }
 
 inline bool g2_in_subgroup(const G2Jacobian& p) {
   if (p.is_identity()) return true;
@@ -184,6 +170,8 @@ struct PairingParams {
   using G1 = bls12_381::G1;
   using G2 = bls12_381::G2;
   using G2Params = bls12_381::G2Params;
+  static constexpr ec::Family FAMILY = ec::Family::kBls12;
+  static constexpr ec::Twist TWIST = ec::Twist::kM;
   static constexpr uint64_t X = kX;
   static constexpr bool X_IS_NEGATIVE = kXIsNegative;
 };

@@ -133,4 +133,45 @@ struct ZcashCodec {
   }
 };
 
+// The Ethereum precompile layout (EIP-196/197, BN254's ecAdd/ecMul/ecPairing and on-chain Groth16
+// verifiers): uncompressed, big-endian coordinates of BYTES each, Fp2 written c1 then c0 (so G2 is
+// x.c1 || x.c0 || y.c1 || y.c0), no flag bits, the identity as all zero bytes ((0, 0) is not on
+// y^2 = x^3 + b since b != 0). Decoding checks length, field range, the curve equation and
+// subgroup membership, in that order.
+template <class Curve>
+struct EvmCodec {
+  using F = typename Curve::F;
+  using Affine = typename Curve::Affine;
+  static constexpr size_t kCoord = be_size(static_cast<const F*>(nullptr));
+  static constexpr size_t kSize = 2 * kCoord;
+
+  static std::vector<uint8_t> encode(const Affine& p) {
+    std::vector<uint8_t> out(kSize, 0);
+    if (p.inf) return out;
+    write_be(p.x, out.data());
+    write_be(p.y, out.data() + kCoord);
+    return out;
+  }
+
+  template <class InSubgroup>
+  static DecodeError decode(std::span<const uint8_t> in, Affine& out, InSubgroup in_subgroup,
+                            bool check_subgroup = true) {
+    if (in.size() != kSize) return DecodeError::kLength;
+    bool all_zero = true;
+    for (uint8_t b : in) all_zero = all_zero && b == 0;
+    if (all_zero) {
+      out = Affine::identity();
+      return DecodeError::kNone;
+    }
+    Affine p;
+    p.inf = false;
+    if (!read_be(in.data(), p.x) || !read_be(in.data() + kCoord, p.y))
+      return DecodeError::kFieldRange;
+    if (!p.on_curve()) return DecodeError::kNotOnCurve;
+    if (check_subgroup && !in_subgroup(p.to_jacobian())) return DecodeError::kNotInSubgroup;
+    out = p;
+    return DecodeError::kNone;
+  }
+};
+
 }  // namespace splitprove::ec

@@ -9,6 +9,7 @@
 #include <functional>
 
 #include "ec/bls12_381.hpp"
+#include "ec/bn254.hpp"
 #include "ec/encoding.hpp"
 #include "util/random.hpp"
 
@@ -110,6 +111,36 @@ std::vector<SelftestCheck> run_selftest() {
     d = "and a wrong pair is rejected";
     return Pairing::product_is_one(good) && !Pairing::product_is_one(bad);
   });
+  check("BN254 Fr: 2^28-th root of unity (snarkjs bn128 convention)", [&](std::string& d) {
+    const auto w = bn254::Fr::root_of_unity(28);
+    d = "w[28] = " + w.to_decimal().substr(0, 20) + "...";
+    return w.to_decimal() ==
+           "19103219067921713944291392827692070036145651957329286315305642004821462161904";
+  });
+  check("BN254 G2: generator in subgroup (r·G = 0 and psi test), EIP-197 layout",
+        [&](std::string& d) {
+          auto g = bn254::G2Jacobian::generator();
+          auto e = hex_bytes(ec::EvmCodec<bn254::G2>::encode(bn254::G2Affine::generator()));
+          d = "x.c1 = 0x" + e.substr(0, 16) + "...";
+          return g.on_curve() && bn254::G2::in_subgroup_by_order(g) && bn254::g2_in_subgroup(g) &&
+                 e.substr(0, 64) ==
+                     "198e9393920d483a7260bfb731fb5d25f1aa493335a9e71297e485b7aef312c2";
+        });
+  check("BN254 pairing: e(G1, G2) known answer (noble, ffjavascript), bilinear",
+        [&](std::string& d) {
+          using BnE = bn254::Pairing;
+          using bn254::Fp;
+          auto e = BnE::pairing(bn254::G1Affine::generator(), bn254::G2Affine::generator());
+          bn254::Fr a = bn254::Fr::random(rng);
+          auto lhs = BnE::pairing(bn254::G1Jacobian::generator().mul(a).to_affine(),
+                                  bn254::G2Affine::generator());
+          d = "c0.c0.c0 = 0x" + e.c0.c0.c0.to_hex().substr(0, 24) + "...";
+          return e.c0.c0.c0 ==
+                     Fp::from_hex("262b253feda94cfe0da01bde280a3ed6f87e5feb898578b55e1f63739d870e95") &&
+                 e.c1.c2.c1 ==
+                     Fp::from_hex("f97b5221474526b601f3730a3afa965ceee1b343940c383e5314859e762c97") &&
+                 lhs == e.pow(a.to_canonical());
+        });
   return out;
 }
 

@@ -54,8 +54,7 @@ void expect_prime(std::span<const uint8_t> le, zk::CurveId expected, bool is_q,
                 " bytes); expected " + std::string(zk::curve_name(expected)) + "'s");
   if (*found != expected)
     throw Error(where + which + " is " + std::string(zk::curve_name(*found)) + "'s, expected " +
-                std::string(zk::curve_name(expected)) + "'s (" +
-                std::string(zk::curve_name(*found)) + " files are not supported yet)");
+                std::string(zk::curve_name(expected)) + "'s");
 }
 
 zk::CurveId detect_curve(std::span<const uint8_t> bytes, const std::string& name) {

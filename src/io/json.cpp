@@ -223,8 +223,7 @@ class Reader {
     for (auto other : {zk::CurveId::kBn254, zk::CurveId::kBls12_381})
       if (curve_name_matches(s, other))
         fail("curve", "\"" + s + "\" is " + std::string(zk::curve_name(other)) + ", expected " +
-                          std::string(E::kName) + " (" + std::string(zk::curve_name(other)) +
-                          " is not supported yet)");
+                          std::string(E::kName));
     fail("curve", "unknown curve \"" + s + "\", expected \"" + std::string(E::kSnarkjsName) + "\"");
   }
 
@@ -238,6 +237,23 @@ class Reader {
 };
 
 }  // namespace
+
+std::optional<zk::CurveId> curve_of_json(std::string_view text, const std::string& name) {
+  Reader r(name);
+  const Json j = r.parse(text);
+  if (!j.is_object()) r.fail("", "expected a JSON object");
+  if (!j.contains("curve")) return std::nullopt;
+  const Json& v = j["curve"];
+  if (!v.is_string()) r.fail("curve", "expected a string");
+  const auto& s = v.get_ref<const std::string&>();
+  for (auto id : {zk::CurveId::kBn254, zk::CurveId::kBls12_381})
+    if (curve_name_matches(s, id)) return id;
+  r.fail("curve", "unknown curve \"" + s + "\" (expected \"bn128\" or \"bls12381\")");
+}
+
+std::optional<zk::CurveId> read_curve_of_json(const std::string& path) {
+  return curve_of_json(read_text_file(path), path);
+}
 
 bool curve_name_matches(std::string_view name, zk::CurveId id) {
   std::string n;
@@ -394,5 +410,6 @@ void write_vkey_json(const std::string& path, const zk::VerifyingKey<E>& vk) {
   template void write_public_json<E>(const std::string&, std::span<const E::Fr>);        \
   template void write_vkey_json<E>(const std::string&, const zk::VerifyingKey<E>&);
 SPLITPROVE_IO_JSON_INSTANTIATE(zk::Bls12_381)
+SPLITPROVE_IO_JSON_INSTANTIATE(zk::Bn254)
 
 }  // namespace splitprove::io

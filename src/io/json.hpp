@@ -12,6 +12,7 @@
 // the prime-order subgroup (stricter than snarkjs, which checks the curve equation only), the curve
 // name and protocol, nPublic = |IC| - 1, and vk_alphabeta_12 = e(vk_alpha_1, vk_beta_2) when
 // present.
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -55,6 +56,12 @@ void write_vkey_json(const std::string& path, const zk::VerifyingKey<E>& vk);
 // "bls12381" for BLS12-381; "bn128", "bn254", "altbn128" for BN254.
 bool curve_name_matches(std::string_view name, zk::CurveId id);
 
+// The curve a snarkjs proof or verification key names in its "curve" member (the caller then
+// reads the file with that engine); nullopt when there is none. Errors name the file: not a JSON
+// object, a "curve" that is not a string or names no known curve.
+std::optional<zk::CurveId> curve_of_json(std::string_view text, const std::string& name);
+std::optional<zk::CurveId> read_curve_of_json(const std::string& path);
+
 #define SPLITPROVE_IO_JSON_EXTERN(E)                                                            \
   extern template std::string proof_to_json<E>(const zk::Proof<E>&);                            \
   extern template zk::Proof<E> proof_from_json<E>(std::string_view, const std::string&);        \
@@ -69,6 +76,7 @@ bool curve_name_matches(std::string_view name, zk::CurveId id);
   extern template void write_public_json<E>(const std::string&, std::span<const E::Fr>);        \
   extern template void write_vkey_json<E>(const std::string&, const zk::VerifyingKey<E>&);
 SPLITPROVE_IO_JSON_EXTERN(zk::Bls12_381)
+SPLITPROVE_IO_JSON_EXTERN(zk::Bn254)
 #undef SPLITPROVE_IO_JSON_EXTERN
 
 }  // namespace splitprove::io

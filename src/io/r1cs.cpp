@@ -177,5 +177,10 @@ template R1cs<zk::Bls12_381> read_r1cs<zk::Bls12_381>(const std::string&);
 template std::vector<uint8_t> encode_r1cs<zk::Bls12_381>(const R1cs<zk::Bls12_381>&);
 template std::optional<size_t> first_unsatisfied<zk::Bls12_381>(const R1cs<zk::Bls12_381>&,
                                                                 std::span<const zk::Bls12_381::Fr>);
+template R1cs<zk::Bn254> parse_r1cs<zk::Bn254>(std::span<const uint8_t>, const std::string&);
+template R1cs<zk::Bn254> read_r1cs<zk::Bn254>(const std::string&);
+template std::vector<uint8_t> encode_r1cs<zk::Bn254>(const R1cs<zk::Bn254>&);
+template std::optional<size_t> first_unsatisfied<zk::Bn254>(const R1cs<zk::Bn254>&,
+                                                            std::span<const zk::Bn254::Fr>);
 
 }  // namespace splitprove::io

@@ -98,5 +98,10 @@ template Witness<zk::Bls12_381> read_wtns<zk::Bls12_381>(const std::string&);
 template std::vector<uint8_t> encode_wtns<zk::Bls12_381>(std::span<const zk::Bls12_381::Fr>);
 template void check_witness_length<zk::Bls12_381>(const Witness<zk::Bls12_381>&, uint64_t,
                                                   const std::string&, const char*);
+template Witness<zk::Bn254> parse_wtns<zk::Bn254>(std::span<const uint8_t>, const std::string&);
+template Witness<zk::Bn254> read_wtns<zk::Bn254>(const std::string&);
+template std::vector<uint8_t> encode_wtns<zk::Bn254>(std::span<const zk::Bn254::Fr>);
+template void check_witness_length<zk::Bn254>(const Witness<zk::Bn254>&, uint64_t,
+                                              const std::string&, const char*);
 
 }  // namespace splitprove::io

@@ -37,5 +37,11 @@ extern template Witness<zk::Bls12_381> read_wtns<zk::Bls12_381>(const std::strin
 extern template std::vector<uint8_t> encode_wtns<zk::Bls12_381>(std::span<const zk::Bls12_381::Fr>);
 extern template void check_witness_length<zk::Bls12_381>(const Witness<zk::Bls12_381>&, uint64_t,
                                                          const std::string&, const char*);
+extern template Witness<zk::Bn254> parse_wtns<zk::Bn254>(std::span<const uint8_t>,
+                                                         const std::string&);
+extern template Witness<zk::Bn254> read_wtns<zk::Bn254>(const std::string&);
+extern template std::vector<uint8_t> encode_wtns<zk::Bn254>(std::span<const zk::Bn254::Fr>);
+extern template void check_witness_length<zk::Bn254>(const Witness<zk::Bn254>&, uint64_t,
+                                                     const std::string&, const char*);
 
 }  // namespace splitprove::io

@@ -460,5 +460,16 @@ template std::vector<uint8_t> encode_zkey<zk::Bls12_381>(const zk::ProvingKey<zk
 template void check_zkey_matches_r1cs<zk::Bls12_381>(const zk::ProvingKey<zk::Bls12_381>&,
                                                      const std::string&,
                                                      const R1cs<zk::Bls12_381>&);
+template zk::ProvingKey<zk::Bn254> parse_zkey<zk::Bn254>(std::span<const uint8_t>,
+                                                         const std::string&, const ZkeyReadOptions&,
+                                                         ZkeyMeta*);
+template zk::ProvingKey<zk::Bn254> read_zkey<zk::Bn254>(const std::string&, const ZkeyReadOptions&,
+                                                        ZkeyMeta*);
+template void write_zkey<zk::Bn254>(const std::string&, const zk::ProvingKey<zk::Bn254>&,
+                                    const ZkeyWriteOptions&);
+template std::vector<uint8_t> encode_zkey<zk::Bn254>(const zk::ProvingKey<zk::Bn254>&,
+                                                     const ZkeyWriteOptions&);
+template void check_zkey_matches_r1cs<zk::Bn254>(const zk::ProvingKey<zk::Bn254>&,
+                                                 const std::string&, const R1cs<zk::Bn254>&);
 
 }  // namespace splitprove::io

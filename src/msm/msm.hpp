@@ -18,8 +18,8 @@
 // variants run several scalar vectors over the same bases in one call (the partitions of one proof
 // share a proving key), with all their tasks scheduled together.
 //
-// Templates over the curve C = ec::Curve<P>; they are instantiated for bls12_381::G1 and G2 in
-// msm_bls12_381.cpp (add a line there for a new curve). Definitions live in msm_impl.hpp.
+// Templates over the curve C = ec::Curve<P>; they are instantiated for G1 and G2 of each curve in
+// msm_<curve>.cpp (one file per curve). Definitions live in msm_impl.hpp.
 //
 // Errors (splitprove::Error): bases and scalars of different lengths, a canonical scalar >= r, a
 // window size out of range. The result for an empty input is the identity.

@@ -14,14 +14,15 @@
 // multithreaded over util::parallel_for. Inputs of the wrong length are rejected with
 // splitprove::Error.
 //
-// Definitions live in domain_impl.hpp; bls12_381::Fr is instantiated once in the library
-// (domain_bls12_381.cpp). Other fields: include domain_impl.hpp.
+// Definitions live in domain_impl.hpp; bls12_381::Fr and bn254::Fr are instantiated once in the
+// library (domain_<curve>.cpp). Other fields: include domain_impl.hpp.
 #include <cstddef>
 #include <memory>
 #include <span>
 #include <vector>
 
 #include "ec/bls12_381.hpp"
+#include "ec/bn254.hpp"
 #include "ff/field.hpp"
 #include "poly/ntt.hpp"
 
@@ -91,5 +92,6 @@ class Domain {
 };
 
 extern template class Domain<bls12_381::Fr>;
+extern template class Domain<bn254::Fr>;
 
 }  // namespace splitprove::poly

@@ -1,16 +1,15 @@
 #pragma once
 // The curves a Groth16 key, proof or circuit file can be for, and the parameter sets ("engines")
-// the zk and io layers are written over. A file names its curve only through its primes, so the
-// readers identify it from them (io/curve_id.hpp) and the caller dispatches once, at the top:
+// the zk and io layers are written over. A file names its curve only through its primes (or, in
+// snarkjs JSON, its "curve" member), so the readers identify it from them (io/curve_id.hpp) and
+// the caller dispatches once, at the top:
 //
-//   switch (io::detect_curve(path)) { case zk::CurveId::kBls12_381: run<zk::Bls12_381>(...); }
-//
-// BN254 is known by its primes (to say "BN254 is not supported yet" instead of "unknown prime");
-// adding it is a second engine struct with the same members.
+//   zk::with_engine(io::detect_curve(path), [&](auto e) { run<decltype(e)>(...); });
 #include <cstdint>
 #include <string_view>
 
 #include "ec/bls12_381.hpp"
+#include "ec/bn254.hpp"
 #include "ff/bigint.hpp"
 
 namespace splitprove::zk {
@@ -26,10 +25,8 @@ constexpr std::string_view curve_name(CurveId c) {
 // as little-endian limbs (the files store them as plain little-endian integers).
 inline constexpr ff::Limbs<6> kBls12_381Q = bls12_381::FpParams::modulus;
 inline constexpr ff::Limbs<4> kBls12_381R = bls12_381::FrParams::modulus;
-inline constexpr ff::Limbs<4> kBn254Q =
-    ff::from_hex<4>("30644e72e131a029b85045b68181585d97816a916871ca8d3c208c16d87cfd47");
-inline constexpr ff::Limbs<4> kBn254R =
-    ff::from_hex<4>("30644e72e131a029b85045b68181585d2833e84879b9709143e1f593f0000001");
+inline constexpr ff::Limbs<4> kBn254Q = bn254::FpParams::modulus;
+inline constexpr ff::Limbs<4> kBn254R = bn254::FrParams::modulus;
 
 // BLS12-381 as the zk and io layers see it.
 struct Bls12_381 {
@@ -51,5 +48,38 @@ struct Bls12_381 {
   static bool in_subgroup(const G1Jacobian& p) { return bls12_381::g1_in_subgroup(p); }
   static bool in_subgroup(const G2Jacobian& p) { return bls12_381::g2_in_subgroup(p); }
 };
+
+// BN254 (snarkjs "bn128") as the zk and io layers see it.
+struct Bn254 {
+  static constexpr CurveId kId = CurveId::kBn254;
+  static constexpr std::string_view kName = "BN254";
+  static constexpr std::string_view kSnarkjsName = "bn128";  // "curve" in snarkjs JSON
+  using Fp = bn254::Fp;
+  using Fr = bn254::Fr;
+  using Fp2 = bn254::Fp2;
+  using Fp6 = bn254::Fp6;
+  using Fp12 = bn254::Fp12;
+  using G1 = bn254::G1;
+  using G2 = bn254::G2;
+  using G1Affine = bn254::G1Affine;
+  using G2Affine = bn254::G2Affine;
+  using G1Jacobian = bn254::G1Jacobian;
+  using G2Jacobian = bn254::G2Jacobian;
+  using Pairing = bn254::Pairing;
+  static bool in_subgroup(const G1Jacobian& p) { return bn254::g1_in_subgroup(p); }
+  static bool in_subgroup(const G2Jacobian& p) { return bn254::g2_in_subgroup(p); }
+};
+
+// Calls f(Engine{}) with the engine of the curve id: the one switch from a file's curve to code.
+template <class F>
+decltype(auto) with_engine(CurveId id, F&& f) {
+  switch (id) {
+    case CurveId::kBn254:
+      return f(Bn254{});
+    case CurveId::kBls12_381:
+      break;
+  }
+  return f(Bls12_381{});
+}
 
 }  // namespace splitprove::zk

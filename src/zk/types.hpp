@@ -1,5 +1,5 @@
 #pragma once
-// Groth16 keys and proofs, over an engine E (zk/curves.hpp: zk::Bls12_381).
+// Groth16 keys and proofs, over an engine E (zk/curves.hpp: zk::Bls12_381, zk::Bn254).
 //
 // Conventions, the same everywhere in splitprove:
 // - Points are affine (`inf` marks the identity); field elements are ff::Field values, i.e. they

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Interop with snarkjs in both directions, through the command line (run by ctest):
+# Interop with snarkjs in both directions, through the command line (run by ctest), for every
+# curve's fixtures (BLS12-381: tests/fixtures, BN254 "bn128": tests/fixtures/bn128):
 #   our proofs -> snarkjs verifies; snarkjs's proofs -> we verify; our development keys -> snarkjs
 #   proves with them and exports the same vkey; tampered proofs, wrong public inputs and
-#   unsatisfying witnesses are rejected by both; bad files give one clear line and exit code 1.
+#   unsatisfying witnesses are rejected by both; bad files give one clear line and exit code 1;
+#   files of two curves mixed in one command are an error naming both files.
 # Usage: snarkjs_interop.sh <splitprove binary> <source dir>
 set -uo pipefail
 BIN="$1"
@@ -12,12 +14,12 @@ if [[ ! -x "$SNARKJS" ]]; then
   echo "SKIP: snarkjs is not installed (run scripts/setup.sh, which runs npm ci)"
   exit 77
 fi
-F="$SRC/tests/fixtures"
 T="$(mktemp -d)"
 trap 'rm -rf "$T"' EXIT
 fails=0
-pass() { echo "ok   $*"; }
-fail() { echo "FAIL $*"; fails=$((fails + 1)); }
+CURVE=""
+pass() { echo "ok   $CURVE$*"; }
+fail() { echo "FAIL $CURVE$*"; fails=$((fails + 1)); }
 expect_ok() { local what="$1"; shift; if "$@" >"$T/out" 2>&1; then pass "$what"; else fail "$what"; cat "$T/out"; fi; }
 # A rejection must be a clean exit code 1 (an error line), never a crash (signal: >= 128).
 expect_reject() {
@@ -29,6 +31,9 @@ sj_verify() { "$SNARKJS" groth16 verify "$@" 2>&1 | tee "$T/sj" | grep -q "OK!";
 # node one-liners to corrupt files (node is what snarkjs needs anyway)
 edit_json() { node -e "const fs=require('fs');const j=JSON.parse(fs.readFileSync('$1'));$2;fs.writeFileSync('$3',JSON.stringify(j,null,1))"; }
 
+run_curve() {
+F="$1"
+CURVE="[$2] "
 for c in multiplier mixed chain; do
   expect_ok "$c: splitprove prove" "$BIN" prove -q "$F/$c.zkey" "$F/$c.wtns" "$T/$c.proof.json" "$T/$c.public.json"
   expect_ok "$c: snarkjs verifies our proof" sj_verify "$F/$c.vkey.json" "$T/$c.public.json" "$T/$c.proof.json"
@@ -73,6 +78,22 @@ edit_json "$F/chain.proof.json" "j.pi_a[1]='12x'" "$T/nan.json"
 expect_reject "proof.json with a non-number" "$BIN" verify "$F/chain.vkey.json" "$F/chain.public.json" "$T/nan.json"
 edit_json "$F/chain.proof.json" "j.pi_a[1]=(BigInt(j.pi_a[1])+1n).toString()" "$T/offcurve.json"
 expect_reject "proof point off the curve" "$BIN" verify "$F/chain.vkey.json" "$F/chain.public.json" "$T/offcurve.json"
+}
+
+run_curve "$SRC/tests/fixtures" bls12381
+run_curve "$SRC/tests/fixtures/bn128" bn128
+
+# The curve comes from the files; two curves in one command are a clear error naming both files.
+CURVE="[mixed] "
+B="$SRC/tests/fixtures"
+N="$SRC/tests/fixtures/bn128"
+expect_reject "bn128 key with a bls12381 witness" "$BIN" prove "$N/chain.zkey" "$B/chain.wtns" "$T/x.json" "$T/y.json"
+grep -q "BN254" "$T/out" && grep -q "BLS12-381" "$T/out" && grep -q "$N/chain.zkey" "$T/out" && grep -q "$B/chain.wtns" "$T/out" \
+  || fail "the mismatch message names both files and both curves"
+expect_reject "bls12381 key with a bn128 witness" "$BIN" prove "$B/chain.zkey" "$N/chain.wtns" "$T/x.json" "$T/y.json"
+expect_reject "bn128 vkey with a bls12381 proof" "$BIN" verify "$N/chain.vkey.json" "$N/chain.public.json" "$B/chain.proof.json"
+expect_reject "bn128 circuit with a bls12381 witness" "$BIN" check "$N/chain.r1cs" "$B/chain.wtns"
+expect_reject "bls12381 proof for a bn128 vkey, public.json of the bls circuit" "$BIN" verify "$N/chain.vkey.json" "$B/chain.public.json" "$B/chain.proof.json"
 
 echo "$fails failure(s)"
 [[ $fails -eq 0 ]]
