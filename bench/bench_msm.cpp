@@ -91,6 +91,20 @@ void bm_msm(benchmark::State& state) {
   report(state, process_cpu_s() - t0);
 }
 
+// A fixed window size (second argument), to check the cost model's choice against its neighbours.
+template <class C>
+void bm_msm_window(benchmark::State& state) {
+  const size_t n = size_t(state.range(0));
+  const auto& all = bases<C>(n);
+  const std::span<const typename C::Affine> b(all.data(), n);
+  const auto k = scalars(n, Dist::kRandom);
+  msm::Options opt;
+  opt.window_bits = unsigned(state.range(1));
+  const double t0 = process_cpu_s();
+  for (auto _ : state) benchmark::DoNotOptimize(msm::msm<C>(b, k, opt));
+  report(state, process_cpu_s() - t0);
+}
+
 void bm_g1_batch4(benchmark::State& state) {
   const size_t n = size_t(state.range(0));
   const auto& all = bases<bls12_381::G1>(n);
@@ -138,6 +152,16 @@ BENCHMARK(bm_msm<G1, Dist::kRandom, msm::Buckets::kAuto, false>)
 BENCHMARK(bm_msm<G2, Dist::kRandom, msm::Buckets::kAuto, false>)
     ->Name("G2_random_noglv")
     ->Arg(1 << 16)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(bm_msm_window<G1>)
+    ->Name("G1_random_window")
+    ->ArgsProduct({{1 << 16}, {10, 11, 12, 13, 14, 15, 16}})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(bm_msm_window<G2>)
+    ->Name("G2_random_window")
+    ->ArgsProduct({{1 << 16}, {11, 12, 13, 14, 15}})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 BENCHMARK(bm_g1_batch4)
