@@ -155,6 +155,38 @@ class SlowG2 final : public pipeline::G2Stage<E> {
   std::shared_ptr<pipeline::G2Stage<E>> inner_ = pipeline::cpu_g2_stage<E>();
 };
 
+// Stages that fail on their n-th call (a device error, say).
+class FailingGpu final : public pipeline::GpuStage<E> {
+ public:
+  explicit FailingGpu(int n) : n_(n) {}
+  std::string name() const override { return "failing"; }
+  zk::G1Results<E> run(const pipeline::Key<E>& key, mem::Buffer<Fr> z, mem::Buffer<Fr> a,
+                       mem::Buffer<Fr> b, mem::Buffer<Fr> c) override {
+    if (++calls_ == n_) throw Error("device lost");
+    return inner_->run(key, std::move(z), std::move(a), std::move(b), std::move(c));
+  }
+
+ private:
+  int n_;
+  std::atomic<int> calls_{0};
+  std::shared_ptr<pipeline::GpuStage<E>> inner_ = pipeline::cpu_gpu_stage<E>();
+};
+
+class FailingG2 final : public pipeline::G2Stage<E> {
+ public:
+  explicit FailingG2(int n) : n_(n) {}
+  std::string name() const override { return "failing"; }
+  E::G2Jacobian run(const pipeline::Key<E>& key, std::span<const Fr> compact) override {
+    if (++calls_ == n_) throw Error("G2 device lost");
+    return inner_->run(key, compact);
+  }
+
+ private:
+  int n_;
+  std::atomic<int> calls_{0};
+  std::shared_ptr<pipeline::G2Stage<E>> inner_ = pipeline::cpu_g2_stage<E>();
+};
+
 }  // namespace
 
 TEST(PipelineProver, SplitStartFinishOwnsOnlyTheCompactInput) {
@@ -391,4 +423,32 @@ TEST(PipelineEngine, RejectsBadJobs) {
   pipeline::EngineConfig zero;
   zero.g2_workers = 0;
   EXPECT_THROW(pipeline::Engine<E>{zero}, Error);
+}
+
+TEST(PipelineEngine, AFailingStageFailsOnlyThatJobAndFreesItsMemory) {
+  const auto& ch = chain();
+  pipeline::EngineConfig cfg;
+  cfg.synthesis_workers = 2;
+  for (int which = 0; which < 2; ++which) {
+    SCOPED_TRACE(which == 0 ? "gpu" : "g2");
+    // The 3rd stage call fails: it belongs to the first job (the second is submitted after).
+    auto gpu = which == 0 ? std::shared_ptr<pipeline::GpuStage<E>>(std::make_shared<FailingGpu>(3))
+                          : pipeline::cpu_gpu_stage<E>();
+    auto g2 = which == 1 ? std::shared_ptr<pipeline::G2Stage<E>>(std::make_shared<FailingG2>(3))
+                         : pipeline::cpu_g2_stage<E>();
+    pipeline::Engine<E> engine(cfg, gpu, g2);
+    auto first = ch.witnesses(4, 60);
+    auto second = ch.witnesses(2, 61);
+    auto id1 = engine.submit({ch.source(first), ch.key, first.size()});
+    auto r1 = engine.wait(id1);
+    auto id2 = engine.submit({ch.source(second), ch.key, second.size()});
+    EXPECT_FALSE(r1.ok);
+    EXPECT_NE(r1.error.find(which == 0 ? "GPU stage (failing): device lost" : "G2 stage (failing)"),
+              std::string::npos)
+        << r1.error;
+    // Which partition reaches the stage third depends on how the two synthesis workers race.
+    EXPECT_EQ(r1.error.rfind("partition ", 0), 0u) << r1.error;
+    expect_valid(engine.wait(id2), *ch.key, second);
+    EXPECT_EQ(engine.budget().books().used, 0u);
+  }
 }
