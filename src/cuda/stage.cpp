@@ -136,7 +136,10 @@ class Gpu {
     r.budget_used = b.used;
     r.budget_peak = b.peak;
     r.srs_bytes = b[mem::Tag::srs].bytes;
-    for (const auto& [_, k] : keys_) (k->streamed ? r.streamed_keys : r.resident_keys)++;
+    for (const auto& [_, k] : keys_) {
+      (k->streamed ? r.streamed_keys : r.resident_keys)++;
+      r.key_bytes += key_bytes(*k);
+    }
     r.key_uploads = uploads_;
     r.mallocs = pool_->mallocs();
     return r;

@@ -53,7 +53,9 @@ std::shared_ptr<pipeline::G2Stage<E>> g2_stage(std::shared_ptr<Gpu> gpu);
 struct GpuReport {
   std::string device;                 // name, e.g. "NVIDIA H200"
   std::uint64_t budget_capacity = 0;  // device budget
-  std::uint64_t budget_used = 0, budget_peak = 0, srs_bytes = 0;
+  std::uint64_t budget_used = 0, budget_peak = 0;
+  std::uint64_t srs_bytes = 0;  // the budget's srs tag: resident key points and NTT twiddles
+  std::uint64_t key_bytes = 0;  // the resident keys' points alone
   std::size_t resident_keys = 0, streamed_keys = 0, key_uploads = 0, mallocs = 0;
 };
 GpuReport report(const Gpu& gpu);

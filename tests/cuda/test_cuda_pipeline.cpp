@@ -152,10 +152,12 @@ TEST(CudaPipeline, EngineProofsOnTheCudaStagesVerify) {
   // The key went up once for all partitions and jobs; evict gives its device bytes back.
   auto rep = cuda::report(*gpu());
   EXPECT_GE(rep.resident_keys, 1u);
-  EXPECT_GT(rep.srs_bytes, 0u);
+  EXPECT_GT(rep.key_bytes, 0u);
+  EXPECT_GE(rep.srs_bytes, rep.key_bytes);
   cuda::evict(*gpu(), bc.key->pk.get());
   EXPECT_EQ(cuda::report(*gpu()).resident_keys, rep.resident_keys - 1);
   EXPECT_LT(cuda::report(*gpu()).srs_bytes, rep.srs_bytes);
+  EXPECT_LT(cuda::report(*gpu()).key_bytes, rep.key_bytes);
 }
 
 TEST(CudaPipeline, KeyIsUploadedOncePerGpu) {
@@ -168,7 +170,9 @@ TEST(CudaPipeline, KeyIsUploadedOncePerGpu) {
   for (std::uint32_t j = 0; j < 2; ++j)
     expect_verified(engine.wait(engine.submit({bc.source(j), bc.key, 2})), *bc.key, 2);
   EXPECT_EQ(cuda::report(*gpu()).key_uploads, before + 1);
+  EXPECT_GT(cuda::report(*gpu()).key_bytes, 0u);
   cuda::evict(*gpu());
+  EXPECT_EQ(cuda::report(*gpu()).key_bytes, 0u);
   EXPECT_EQ(cuda::report(*gpu()).srs_bytes, 0u);
   EXPECT_EQ(cuda::report(*gpu()).resident_keys, 0u);
 }
@@ -183,7 +187,8 @@ TEST(CudaPipeline, StreamedKeyGivesTheSameResults) {
   auto src = bc.source(2);
   compare_stages(*bc.key, *src, 1, *cuda::gpu_stage(g));
   EXPECT_EQ(cuda::report(*g).streamed_keys, 1u);
-  EXPECT_EQ(cuda::report(*g).srs_bytes, 0u);
+  EXPECT_EQ(cuda::report(*g).resident_keys, 0u);
+  EXPECT_EQ(cuda::report(*g).key_bytes, 0u);  // no point stayed on the device
 }
 
 TEST(CudaPipeline, SnarkjsFixturesThroughTheEngineOnTheGpu) {
