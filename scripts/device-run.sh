@@ -16,14 +16,19 @@
 # GPU test binary -> run splitprove_cuda_bench_prover (and splitprove_cuda_bench when asked).
 # Knobs (environment): SPLITPROVE_PROVER_MAX_LOG2 (26), SPLITPROVE_PROVER_REPS (5),
 # SPLITPROVE_PROVER_PARTS (ntt,h,g1,g2,part), SPLITPROVE_TEST_TIMEOUT (300 s per test binary),
-# SPLITPROVE_DEVICE_MICRO=1 (also the field/curve microbenchmark). A full run takes ~80 s on the
-# H200 (60 s of it the build).
+# SPLITPROVE_DEVICE_MICRO=1 (also the field/curve microbenchmark), SPLITPROVE_DEVICE_PIPELINE=1
+# (also build the CLI and run `splitprove bench pipeline` on the GPU for each entry of
+# SPLITPROVE_PIPELINE_RUNS, "k:jobs:g2on" separated by spaces, then `splitprove demo`),
+# SPLITPROVE_PIPELINE_ARGS (extra arguments of every pipeline run). Without the pipeline part a run
+# takes ~80 s on the H200 (60 s of it the build).
 # Writes six files into OUTDIR:
 #   env.txt      date, GPU, driver, toolchain, a hash of the CUDA sources
 #   build.log    configure and build output
 #   tests.log    the output of every GPU test binary
 #   bench_prover.txt  the prover benchmark's output (NTT, H, MSMs, one partition)
 #   bench.txt    the field/curve microbenchmark's output (SPLITPROVE_DEVICE_MICRO=1)
+#   pipeline/<k>-j<jobs>-g2<on>/  report.txt and the run's files (memory.svg, waterfall.svg,
+#                timeline, summary.json); pipeline/demo/ the same for `splitprove demo`
 #   summary.txt  one screen: what ran, passed, failed, skipped, and the figures (also printed last)
 # Exit status: 0 only when the build succeeded, every test passed, no GPU test skipped, and the
 # benchmark ran; 3 when there is no GPU (the tests then skip and say why).
@@ -43,6 +48,9 @@ prover_reps="${SPLITPROVE_PROVER_REPS:-5}"
 prover_parts="${SPLITPROVE_PROVER_PARTS:-ntt,h,g1,g2,part}"
 # The field/curve microbenchmark costs ~45 s of ptxas for its inlined kernel: only on request.
 micro="${SPLITPROVE_DEVICE_MICRO:-0}"
+pipeline="${SPLITPROVE_DEVICE_PIPELINE:-0}"
+pipeline_runs="${SPLITPROVE_PIPELINE_RUNS:-20:1:gpu 20:1:cpu 20:2:gpu 20:2:cpu 22:1:gpu 22:2:gpu 22:2:cpu}"
+pipeline_args="${SPLITPROVE_PIPELINE_ARGS:---synth-workers 4 --budget 48GiB}"
 summary="$out/summary.txt"
 status=0
 t_start=$(date +%s)
@@ -81,6 +89,7 @@ command -v ninja >/dev/null && gen=(-G Ninja)
 test_srcs=(tests/cuda/test_cuda_*.cpp)
 targets=(splitprove_cuda splitprove_cuda_bench_prover)
 [ "$micro" = 1 ] && targets+=(splitprove_cuda_bench)
+[ "$pipeline" = 1 ] && targets+=(splitprove_cli)
 for s in "${test_srcs[@]}"; do targets+=("$(basename "$s" .cpp)"); done
 t0=$(date +%s)
 {
@@ -143,6 +152,32 @@ if [ $no_gpu -eq 0 ] && [ "$micro" = 1 ]; then
   [ $rc -eq 0 ] || status=1
 else
   echo "skipped: no CUDA device or not asked for (SPLITPROVE_DEVICE_MICRO=1)" >"$out/bench.txt"
+fi
+
+# ---- 5. the pipeline on the GPU ------------------------------------------------------------------
+if [ $no_gpu -eq 0 ] && [ "$pipeline" = 1 ]; then
+  mkdir -p "$out/pipeline"
+  for r in $pipeline_runs; do
+    IFS=: read -r k j g2 <<<"$r"
+    d="$out/pipeline/$k-j$j-g2$g2"
+    mkdir -p "$d"
+    t0=$(date +%s)
+    # shellcheck disable=SC2086
+    timeout "${SPLITPROVE_PIPELINE_TIMEOUT:-150}" "$build/splitprove" bench pipeline --size "2^$k" \
+      --partitions 10 --jobs "$j" --g2-on "$g2" $pipeline_args --out "$d" >"$d/report.txt" 2>&1
+    rc=$?
+    say "pipe:  2^$k jobs $j G2 on $g2: rc $rc, $(($(date +%s) - t0)) s"
+    grep -E '^(backend|throughput|stages|memory):' "$d/report.txt" | sed 's/^/         /' | tee -a "$summary"
+    [ $rc -eq 0 ] || { tail -5 "$d/report.txt" | sed 's/^/         /' | tee -a "$summary"; status=1; }
+  done
+  d="$out/pipeline/demo"
+  mkdir -p "$d"
+  t0=$(date +%s)
+  timeout 120 "$build/splitprove" demo --out "$d" >"$d/report.txt" 2>&1
+  rc=$?
+  say "demo:  splitprove demo: rc $rc, $(($(date +%s) - t0)) s"
+  grep -E '^(backend|throughput|stages|memory):' "$d/report.txt" | sed 's/^/         /' | tee -a "$summary"
+  [ $rc -eq 0 ] || status=1
 fi
 
 say "total: $(($(date +%s) - t_start)) s, exit status $status"

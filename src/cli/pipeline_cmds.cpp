@@ -17,6 +17,9 @@
 #include "mem/units.hpp"
 #include "pipeline/run.hpp"
 #include "splitprove/error.hpp"
+#ifdef SPLITPROVE_HAVE_CUDA
+#include "cuda/stage.hpp"
+#endif
 
 namespace splitprove::cli {
 namespace {
@@ -39,6 +42,9 @@ void run_bench(BenchArgs& a, bool demo) {
       mem::parse_duration(a.gpu_delay, "--gpu-delay"));
   a.run.g2_delay = std::chrono::duration_cast<std::chrono::milliseconds>(
       mem::parse_duration(a.g2_delay, "--g2-delay"));
+#ifdef SPLITPROVE_HAVE_CUDA
+  cuda::install_pipeline_backend();  // `--backend auto` then picks it when a GPU is present
+#endif
   const auto t0 = std::chrono::steady_clock::now();
   std::fprintf(stderr, "%s: building the %s circuit at 2^%u and its development key...\n",
                demo ? "demo" : "bench", a.circuit.c_str(), k);
@@ -73,6 +79,12 @@ void add_engine_options(CLI::App* c, BenchArgs& a) {
   c->add_option("--partitions", a.run.partitions, "partitions per job")->capture_default_str();
   c->add_option("--circuit", a.circuit, "benchmark circuit: porep or chain")->capture_default_str();
   c->add_option("--out", a.run.out_dir, "directory for memory.svg, waterfall.svg, the timeline");
+  c->add_option("--backend", a.run.backend.backend,
+                "GPU-stage backend: auto (CUDA when a GPU is present), cpu or cuda")
+      ->capture_default_str();
+  c->add_option("--g2-on", a.run.backend.g2_on,
+                "where the G2 stage runs: auto (the GPU with the cuda backend), cpu or gpu")
+      ->capture_default_str();
   c->add_option("--gpu-delay", a.gpu_delay,
                 "fixed time added to each GPU stage, standing for device time (e.g. 200ms)");
   c->add_option("--g2-delay", a.g2_delay,

@@ -1,6 +1,9 @@
 #include <cuda_runtime.h>
 
+#include <string>
+
 #include "cuda/device.hpp"
+#include "splitprove/error.hpp"
 
 namespace splitprove::cuda {
 
@@ -29,6 +32,21 @@ std::vector<DeviceInfo> list_devices(std::string* why_none) {
     out.push_back(std::move(d));
   }
   return out;
+}
+
+void use_device(int device) {
+  const cudaError_t e = cudaSetDevice(device);
+  if (e != cudaSuccess)
+    throw Error("cudaSetDevice(" + std::to_string(device) + "): " + cudaGetErrorString(e));
+}
+
+long long device_used_bytes(int device) {
+  size_t fr = 0, tot = 0;
+  if (cudaSetDevice(device) != cudaSuccess || cudaMemGetInfo(&fr, &tot) != cudaSuccess) {
+    cudaGetLastError();
+    return -1;
+  }
+  return static_cast<long long>(tot - fr);
 }
 
 }  // namespace splitprove::cuda

@@ -17,4 +17,11 @@ struct DeviceInfo {
 // `why_none` receives the CUDA runtime's reason when the list is empty.
 std::vector<DeviceInfo> list_devices(std::string* why_none = nullptr);
 
+// Makes `device` current for the calling thread (every thread that drives a GPU calls this first).
+// Throws Error naming the device when the runtime refuses.
+void use_device(int device);
+// Bytes in use on `device` now (total - free, cudaMemGetInfo: every process's allocations and the
+// contexts), or -1 when the runtime cannot say. For the memory sampler; never throws.
+long long device_used_bytes(int device);
+
 }  // namespace splitprove::cuda

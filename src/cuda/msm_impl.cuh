@@ -224,17 +224,39 @@ __global__ void chunk_kernel(const AffinePoint<F>* bases, const uint32_t* counts
   }
 }
 
-// One thread per big run: the bucket is the sum of its chunks' partials.
+// One step of a tree sum inside each big run's partials (variable lengths): partial q, the j-th
+// of its run, takes in partial q + d when j is a multiple of 2d and j + d is still in the run.
+// After the steps d = 1, 2, 4, ... the first partial of a run holds the run's sum: the serial
+// chain is log2(chunks) additions, not one per chunk (a GPU thread's additions are slow one by
+// one; only many in flight are fast).
 template <class F>
-__global__ void chunk_sum_kernel(const XyzzPoint<F>* partial, const uint32_t* unique,
-                                 const uint32_t* big, const uint32_t* chunks,
-                                 const uint32_t* chunk_off, uint32_t nb, XyzzPoint<F>* buckets) {
-  for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < nb; i += gridDim.x * blockDim.x) {
-    XyzzPoint<F> acc = XyzzPoint<F>::infinity();
-    for (uint32_t q = chunk_off[i]; q < chunk_off[i] + chunks[i]; ++q)
-      acc += XyzzPoint<F>::load(partial + q);
-    acc.store(buckets + unique[big[i]]);
+__global__ void chunk_tree_kernel(XyzzPoint<F>* partial, const uint32_t* chunks,
+                                  const uint32_t* chunk_off, uint32_t nb, uint32_t total,
+                                  uint32_t d) {
+  for (uint32_t q = blockIdx.x * blockDim.x + threadIdx.x; q < total; q += gridDim.x * blockDim.x) {
+    uint32_t lo = 0, hi = nb;
+    while (hi - lo > 1) {
+      const uint32_t mid = (lo + hi) / 2;
+      if (chunk_off[mid] <= q)
+        lo = mid;
+      else
+        hi = mid;
+    }
+    const uint32_t j = q - chunk_off[lo];
+    if (j % (2 * d) == 0 && j + d < chunks[lo]) {
+      XyzzPoint<F> x = XyzzPoint<F>::load(partial + q);
+      x += XyzzPoint<F>::load(partial + q + d);
+      x.store(partial + q);
+    }
   }
+}
+
+template <class F>
+__global__ void chunk_store_kernel(const XyzzPoint<F>* partial, const uint32_t* unique,
+                                   const uint32_t* big, const uint32_t* chunk_off, uint32_t nb,
+                                   XyzzPoint<F>* buckets) {
+  for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < nb; i += gridDim.x * blockDim.x)
+    XyzzPoint<F>::load(partial + chunk_off[i]).store(buckets + unique[big[i]]);
 }
 
 // k·p for a small public k (double-and-add from the top bit).
@@ -550,8 +572,13 @@ typename C::Jacobian msm(DevicePool& pool, const DeviceBases<C>& bases, const vo
         chunk_kernel<F><<<grid_for(total, 128), 128, 0, s>>>(
             pts, cnt, offs, vals.Current(), big, chunk_off, nb, total, cap, part.as<Xyzz>());
         SPLITPROVE_CUDA_CHECK_LAUNCH();
-        chunk_sum_kernel<F><<<grid_for(nb, 128), 128, 0, s>>>(part.as<Xyzz>(), uniq, big, chunks,
-                                                              chunk_off, nb, buckets);
+        for (uint32_t d = 1; d < total; d *= 2) {  // a run has at most `total` chunks
+          chunk_tree_kernel<F><<<grid_for(total, 128), 128, 0, s>>>(part.as<Xyzz>(), chunks,
+                                                                    chunk_off, nb, total, d);
+          SPLITPROVE_CUDA_CHECK_LAUNCH();
+        }
+        chunk_store_kernel<F>
+            <<<grid_for(nb, 128), 128, 0, s>>>(part.as<Xyzz>(), uniq, big, chunk_off, nb, buckets);
         SPLITPROVE_CUDA_CHECK_LAUNCH();
       }
       ev.mark(4, s);

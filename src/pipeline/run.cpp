@@ -76,8 +76,9 @@ template <class E>
 RunReport run_jobs(const RunOptions& o, const std::function<JobSpec<E>(std::uint32_t)>& make_job) {
   if (o.jobs == 0 || o.partitions == 0)
     throw Error("pipeline run: jobs and partitions must be >= 1");
-  std::shared_ptr<GpuStage<E>> gpu = cpu_gpu_stage<E>();
-  std::shared_ptr<G2Stage<E>> g2 = cpu_g2_stage<E>();
+  Backend<E> backend = make_backend<E>(o.backend);
+  std::shared_ptr<GpuStage<E>> gpu = backend.gpu;
+  std::shared_ptr<G2Stage<E>> g2 = backend.g2;
   if (o.gpu_delay.count() > 0) gpu = std::make_shared<DelayedGpu<E>>(gpu, o.gpu_delay);
   if (o.g2_delay.count() > 0) g2 = std::make_shared<DelayedG2<E>>(g2, o.g2_delay);
 
@@ -88,10 +89,12 @@ RunReport run_jobs(const RunOptions& o, const std::function<JobSpec<E>(std::uint
   }
 
   RunReport rep;
+  rep.backend = backend.describe();
   Engine<E> engine(o.engine, gpu, g2);
   rep.source = specs[0].source->describe();
   rep.cost = engine.cost_of(specs[0]);
   mem::MemorySampler sampler(&engine.budget(), mem::SamplerOptions{o.sample_interval, true});
+  for (auto& [name, src] : backend.device_sources) sampler.add_device_source(name, src);
   engine.attach_sampler(&sampler);
   const auto model = mem::pipeline_model(o.engine.model_config(rep.cost, o.jobs, o.partitions),
                                          mem::Policy::splitprove);
@@ -134,6 +137,7 @@ RunReport run_jobs(const RunOptions& o, const std::function<JobSpec<E>(std::uint
     tl.set_meta(std::string(mem::kMetaBudgetBytes), std::to_string(o.engine.host_budget));
   tl.set_meta("title", o.title);
   tl.set_meta("source", rep.source);
+  tl.set_meta("backend", rep.backend);
   tl.set_meta(
       "config",
       fmt::format("pw={} gw={} g2w={} fw={} jobs={} partitions={} split={} budget={}",
@@ -160,6 +164,7 @@ RunReport run_jobs(const RunOptions& o, const std::function<JobSpec<E>(std::uint
     {
       nlohmann::json j;
       j["source"] = rep.source;
+      j["backend"] = rep.backend;
       j["config"] = *tl.meta_value("config");
       j["partitions"] = rep.partitions;
       j["wall_s"] = rep.wall_s;
@@ -198,6 +203,7 @@ std::string format_report(const RunOptions& o, const RunReport& r) {
   auto mean = [](const StageStats& s) { return s.items ? s.busy_s / double(s.items) : 0.0; };
   std::string out;
   out += fmt::format("source:        {}\n", r.source);
+  out += fmt::format("backend:       {}\n", r.backend);
   out += fmt::format(
       "config:        pw={} gw={} g2w={} fw={}{}, queues {}/{}/{}, {} job(s) x {} "
       "partitions, budget {}\n",

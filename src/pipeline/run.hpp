@@ -17,6 +17,7 @@
 #include "mem/model.hpp"
 #include "mem/timeline.hpp"
 #include "mem/verdict.hpp"
+#include "pipeline/backend.hpp"
 #include "pipeline/engine.hpp"
 
 namespace splitprove::pipeline {
@@ -33,10 +34,13 @@ struct RunOptions {
   // split demonstration uses it to make one stage the slow one. 0 in normal runs.
   std::chrono::milliseconds gpu_delay{0};
   std::chrono::milliseconds g2_delay{0};
+  // Which backend runs the GPU and G2 stages (pipeline/backend.hpp); the report says which ran.
+  BackendRequest backend;
 };
 
 struct RunReport {
   std::string source;
+  std::string backend;  // Backend::describe() of the stages that ran
   std::uint64_t partitions = 0;  // proved and verified
   double wall_s = 0;             // first submit to last job done
   double s_per_proof = 0;        // wall / jobs (a proof = one job of `partitions` partitions)

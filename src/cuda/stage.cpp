@@ -1,0 +1,334 @@
+// The pipeline's stages on the CUDA backend (stage.hpp). Host C++: it drives the kernels through
+// the CUDA-free headers of the backend (pool, ntt, msm, device).
+#include "cuda/stage.hpp"
+
+#include <fmt/format.h>
+
+#include <bit>
+#include <map>
+#include <mutex>
+
+#include "cuda/device.hpp"
+#include "cuda/msm.hpp"
+#include "cuda/ntt.hpp"
+#include "cuda/pool.hpp"
+#include "mem/units.hpp"
+#include "splitprove/error.hpp"
+
+namespace splitprove::cuda {
+
+using Fr = E::Fr;
+using G1 = bls12_381::G1;
+using G2 = bls12_381::G2;
+
+namespace {
+
+// Device bytes one GPU worker may hold for a partition of `n` domain rows and `vars` wires: a, b,
+// c, z and the largest MSM's scratch (classification, sort keys and values for ~24 windows, the
+// buckets and window partials). An over-estimate on purpose: it only decides residency.
+std::uint64_t worker_bytes(std::uint64_t n, std::uint64_t vars) {
+  const std::uint64_t m = std::max(n, vars);
+  return 3 * n * 32 + vars * 32 + m * 24 * 24 + (std::uint64_t(512) << 20);
+}
+
+}  // namespace
+
+// The points of one key on the device (or nothing, when it is streamed).
+struct ResidentKey {
+  std::weak_ptr<const zk::ProvingKey<E>> owner;  // the key these points belong to
+  bool streamed = false;
+  std::unique_ptr<DeviceBases<G1>> a, b1, l, h;
+  std::unique_ptr<DeviceBases<G2>> b2;  // compact B2 bases (only when the G2 stage asked)
+  const zk::G2Bases<E>* b2_of = nullptr;
+};
+
+class Gpu {
+ public:
+  explicit Gpu(const GpuOptions& o) : opts_(o) {
+    std::string why;
+    const auto devs = list_devices(&why);
+    if (devs.empty()) throw Error("cuda: no CUDA device: " + why);
+    if (o.device < 0 || std::size_t(o.device) >= devs.size())
+      throw Error(fmt::format("cuda: no device {} ({} present)", o.device, devs.size()));
+    info_ = devs[std::size_t(o.device)];
+    std::uint64_t cap = o.budget_bytes;
+    if (cap == 0) {
+      if (info_.free_bytes <= o.margin)
+        throw Error(fmt::format("cuda: device {} has only {} free", o.device,
+                                mem::format_bytes(info_.free_bytes)));
+      cap = info_.free_bytes - o.margin;
+    }
+    budget_ = std::make_unique<mem::MemoryBudget>(cap, fmt::format("gpu{}", o.device));
+    use_device(o.device);
+    pool_ = std::make_unique<DevicePool>(*budget_, o.device);
+  }
+  ~Gpu() {
+    std::lock_guard lk(mu_);
+    keys_.clear();
+    ntts_.clear();
+    pool_.reset();  // every block has died: the pool frees its cache before the budget dies
+  }
+
+  const GpuOptions& opts() const { return opts_; }
+  const DeviceInfo& info() const { return info_; }
+  DevicePool& pool() { return *pool_; }
+  mem::MemoryBudget& budget() { return *budget_; }
+  void enter() const { use_device(opts_.device); }
+
+  std::shared_ptr<const FrNtt> ntt(unsigned log_n) {
+    std::lock_guard lk(mu_);
+    auto& p = ntts_[log_n];
+    if (!p) p = std::make_shared<const FrNtt>(*pool_, log_n);
+    return p;
+  }
+
+  // The resident points of `key` (uploading them the first time), or a streamed entry.
+  std::shared_ptr<ResidentKey> resident(const pipeline::Key<E>& key, bool want_b2) {
+    std::lock_guard lk(mu_);
+    drop_dead_locked();
+    const auto* pk = key.pk.get();
+    auto it = keys_.find(pk);
+    if (it != keys_.end() && it->second->owner.lock().get() == pk) {
+      auto& rk = it->second;
+      if (want_b2 && !rk->streamed && !rk->b2) upload_b2_locked(*rk, key);
+      return rk;
+    }
+    auto rk = std::make_shared<ResidentKey>();
+    rk->owner = key.pk;
+    const std::uint64_t g1_pts = pk->a.size() + pk->b1.size() + pk->c.size() + pk->h.size();
+    const std::uint64_t need = g1_pts * DeviceBases<G1>::kPointBytes +
+                               key.g2.size() * DeviceBases<G2>::kPointBytes;
+    const std::uint64_t work = std::uint64_t(std::max(1u, opts_.workers)) *
+                               worker_bytes(pk->domain_size, pk->n_vars);
+    std::uint64_t held = 0;
+    for (const auto& [_, k] : keys_) held += key_bytes(*k);
+    if (opts_.never_resident || held + need + work > budget_->capacity()) {
+      rk->streamed = true;
+      ++streamed_;
+    } else {
+      rk->a = std::make_unique<DeviceBases<G1>>(*pool_, std::span(pk->a));
+      rk->b1 = std::make_unique<DeviceBases<G1>>(*pool_, std::span(pk->b1));
+      rk->l = std::make_unique<DeviceBases<G1>>(*pool_, std::span(pk->c));
+      rk->h = std::make_unique<DeviceBases<G1>>(*pool_, std::span(pk->h));
+      if (want_b2) upload_b2_locked(*rk, key);
+      ++uploads_;
+    }
+    keys_[pk] = rk;
+    return rk;
+  }
+
+  void evict(const zk::ProvingKey<E>* pk) {
+    std::lock_guard lk(mu_);
+    if (pk == nullptr) {
+      keys_.clear();
+      ntts_.clear();  // the twiddles are booked under srs too
+    } else
+      keys_.erase(pk);
+    pool_->trim();
+  }
+
+  GpuReport report() const {
+    std::lock_guard lk(mu_);
+    GpuReport r;
+    r.device = info_.name;
+    const auto b = budget_->books();
+    r.budget_capacity = b.capacity;
+    r.budget_used = b.used;
+    r.budget_peak = b.peak;
+    r.srs_bytes = b[mem::Tag::srs].bytes;
+    for (const auto& [_, k] : keys_) {
+      (k->streamed ? r.streamed_keys : r.resident_keys)++;
+      r.key_bytes += key_bytes(*k);
+    }
+    r.key_uploads = uploads_;
+    r.mallocs = pool_->mallocs();
+    return r;
+  }
+
+ private:
+  static std::uint64_t key_bytes(const ResidentKey& k) {
+    std::uint64_t s = 0;
+    for (auto* p : {k.a.get(), k.b1.get(), k.l.get(), k.h.get()})
+      if (p) s += p->size() * DeviceBases<G1>::kPointBytes;
+    if (k.b2) s += k.b2->size() * DeviceBases<G2>::kPointBytes;
+    return s;
+  }
+  void upload_b2_locked(ResidentKey& rk, const pipeline::Key<E>& key) {
+    rk.b2 = std::make_unique<DeviceBases<G2>>(*pool_, std::span(key.g2.bases));
+    rk.b2_of = &key.g2;
+  }
+  void drop_dead_locked() {
+    for (auto it = keys_.begin(); it != keys_.end();)
+      it = it->second->owner.expired() ? keys_.erase(it) : std::next(it);
+  }
+
+  GpuOptions opts_;
+  DeviceInfo info_;
+  std::unique_ptr<mem::MemoryBudget> budget_;
+  std::unique_ptr<DevicePool> pool_;
+  mutable std::mutex mu_;
+  std::map<unsigned, std::shared_ptr<const FrNtt>> ntts_;
+  std::map<const zk::ProvingKey<E>*, std::shared_ptr<ResidentKey>> keys_;
+  std::size_t uploads_ = 0, streamed_ = 0;
+};
+
+namespace {
+
+// Σ scalars·bases on the device: resident bases when there are, else uploaded for this MSM only.
+template <class C>
+typename C::Jacobian run_msm(Gpu& g, const DeviceBases<C>* resident,
+                             std::span<const typename C::Affine> host_bases, const void* d_scalars,
+                             std::size_t n, CUstream_st* stream) {
+  if (n == 0) return C::Jacobian::identity();
+  if (resident) return msm<C>(g.pool(), *resident, d_scalars, n, ScalarForm::montgomery, {},
+                              nullptr, stream);
+  DeviceBases<C> tmp(g.pool(), host_bases.first(n));
+  return msm<C>(g.pool(), tmp, d_scalars, n, ScalarForm::montgomery, {}, nullptr, stream);
+}
+
+DeviceBlock upload(Gpu& g, std::span<const Fr> v, CUstream_st* stream) {
+  DeviceBlock d = g.pool().allocate(std::max<std::size_t>(v.size_bytes(), 1), mem::Tag::gpu);
+  if (!v.empty()) copy_to_device(d.get(), v.data(), v.size_bytes(), stream);
+  return d;
+}
+
+class CudaGpuStage final : public pipeline::GpuStage<E> {
+ public:
+  explicit CudaGpuStage(std::shared_ptr<Gpu> g) : g_(std::move(g)) {}
+  std::string name() const override { return "cuda"; }
+
+  zk::G1Results<E> run(const pipeline::Key<E>& key, mem::Buffer<Fr> z, mem::Buffer<Fr> a,
+                       mem::Buffer<Fr> b, mem::Buffer<Fr> c) override {
+    const auto& pk = *key.pk;
+    const std::size_t n = pk.domain_size;
+    if (a.size() != n || b.size() != n || c.size() != n)
+      throw Error(fmt::format("cuda gpu stage: a, b, c have {}, {}, {} values, the domain {}",
+                              a.size(), b.size(), c.size(), n));
+    if (z.size() != pk.n_vars)
+      throw Error(fmt::format("cuda gpu stage: the assignment has {} values, the key {} variables",
+                              z.size(), pk.n_vars));
+    if (!std::has_single_bit(n)) throw Error(fmt::format("cuda gpu stage: domain {} is not 2^k", n));
+    g_->enter();
+    const auto rk = g_->resident(key, false);
+    const auto ntt = g_->ntt(unsigned(std::countr_zero(n)));
+    GpuStream st;
+    zk::G1Results<E> out;
+    {
+      DeviceBlock da = upload(*g_, a.span(), st.get());
+      DeviceBlock db = upload(*g_, b.span(), st.get());
+      DeviceBlock dc = upload(*g_, c.span(), st.get());
+      st.sync();
+      a.reset();  // on the device now: the host copies die
+      b.reset();
+      c.reset();
+      ntt->ab_minus_c_on_odd_coset(da.as<Fr>(), db.as<Fr>(), dc.as<Fr>(), st.get());
+      st.sync();
+      db.reset();
+      dc.reset();
+      out.h = run_msm<G1>(*g_, rk->h.get(), std::span(pk.h), da.get(), n, st.get());
+    }
+    DeviceBlock dz = upload(*g_, z.span(), st.get());
+    st.sync();
+    z.reset();
+    const std::size_t vars = pk.n_vars, first_private = std::size_t(pk.n_public) + 1;
+    out.a = run_msm<G1>(*g_, rk->a.get(), std::span(pk.a), dz.get(), vars, st.get());
+    out.b1 = run_msm<G1>(*g_, rk->b1.get(), std::span(pk.b1), dz.get(), vars, st.get());
+    out.l = run_msm<G1>(*g_, rk->l.get(), std::span(pk.c), dz.as<Fr>() + first_private,
+                        vars - first_private, st.get());
+    return out;
+  }
+
+ private:
+  std::shared_ptr<Gpu> g_;
+};
+
+class CudaG2Stage final : public pipeline::G2Stage<E> {
+ public:
+  explicit CudaG2Stage(std::shared_ptr<Gpu> g) : g_(std::move(g)) {}
+  std::string name() const override { return "cuda"; }
+  E::G2Jacobian run(const pipeline::Key<E>& key, std::span<const Fr> compact) override {
+    if (compact.size() != key.g2.size())
+      throw Error(fmt::format("cuda g2 stage: {} scalars for {} B2 bases", compact.size(),
+                              key.g2.size()));
+    if (compact.empty()) return E::G2Jacobian::identity();
+    g_->enter();
+    const auto rk = g_->resident(key, true);
+    GpuStream st;
+    DeviceBlock d = upload(*g_, compact, st.get());
+    return run_msm<G2>(*g_, rk->b2.get(), std::span(key.g2.bases), d.get(), compact.size(),
+                       st.get());
+  }
+
+ private:
+  std::shared_ptr<Gpu> g_;
+};
+
+}  // namespace
+
+std::shared_ptr<Gpu> open_gpu(const GpuOptions& opts) { return std::make_shared<Gpu>(opts); }
+
+std::shared_ptr<pipeline::GpuStage<E>> gpu_stage(std::shared_ptr<Gpu> gpu) {
+  return std::make_shared<CudaGpuStage>(std::move(gpu));
+}
+std::shared_ptr<pipeline::G2Stage<E>> g2_stage(std::shared_ptr<Gpu> gpu) {
+  return std::make_shared<CudaG2Stage>(std::move(gpu));
+}
+
+GpuReport report(const Gpu& gpu) { return gpu.report(); }
+void evict(Gpu& gpu, const zk::ProvingKey<E>* pk) { gpu.evict(pk); }
+
+std::vector<std::pair<std::string, mem::DeviceMemorySource>> memory_sources(
+    std::shared_ptr<Gpu> gpu) {
+  const int dev = gpu->opts().device;
+  std::vector<std::pair<std::string, mem::DeviceMemorySource>> v;
+  v.emplace_back(fmt::format("gpu{}", dev), [dev]() -> std::optional<std::uint64_t> {
+    const long long used = device_used_bytes(dev);
+    if (used < 0) return std::nullopt;
+    return std::uint64_t(used);
+  });
+  std::weak_ptr<Gpu> w = gpu;
+  v.emplace_back(fmt::format("gpu{}_books", dev), [w]() -> std::optional<std::uint64_t> {
+    auto g = w.lock();
+    if (!g) return std::nullopt;
+    return g->budget().books().used;
+  });
+  return v;
+}
+
+void install_pipeline_backend() {
+  pipeline::register_device_backend<E>(
+      "cuda", [](const pipeline::BackendRequest& req,
+                 std::string* why) -> std::optional<pipeline::Backend<E>> {
+        static std::mutex mu;
+        static std::weak_ptr<Gpu> shared;
+        std::shared_ptr<Gpu> g;
+        {
+          std::lock_guard lk(mu);
+          g = shared.lock();
+          if (!g) {
+            std::string reason;
+            if (list_devices(&reason).empty()) {
+              if (why) *why = "no CUDA device: " + reason;
+              return std::nullopt;
+            }
+            try {
+              g = open_gpu();
+            } catch (const Error& e) {
+              if (why) *why = e.what();
+              return std::nullopt;
+            }
+            shared = g;
+          }
+        }
+        pipeline::Backend<E> b;
+        b.name = "cuda";
+        b.detail = fmt::format("{} (device budget {})", g->info().name,
+                               mem::format_bytes(g->budget().capacity()));
+        b.gpu = gpu_stage(g);
+        b.g2 = req.g2_on == "cpu" ? pipeline::cpu_g2_stage<E>() : g2_stage(g);
+        b.device_sources = memory_sources(g);
+        return b;
+      });
+}
+
+}  // namespace splitprove::cuda

@@ -1,0 +1,74 @@
+#pragma once
+// The pipeline's GPU stage and G2 stage on the CUDA backend (DESIGN §3), and their registration
+// with the backend registry of src/pipeline (pipeline/backend.hpp). CUDA-free header.
+//
+// One Gpu per device: a device MemoryBudget (capacity: the free bytes when it is made, less a
+// margin for the context and the runtime), one DevicePool reused by every partition, the NTT
+// domains by size, and the resident proving keys.
+//
+// Resident key. The first partition proved with a key uploads the key's point vectors (A, B1, L,
+// H; the compact B2 bases when the G2 stage is on the GPU) once, booked under tag srs in the device
+// budget; every later partition and job of that key uses them. The entry is dropped when the key
+// dies (it is found again only while the key's shared_ptr is alive), on evict(), or when the Gpu
+// dies. A key whose points do not fit beside the working memory of the GPU workers is streamed
+// instead: each MSM uploads its bases, runs, and gives the block back (slower, same results).
+//
+// GPU stage, per partition: a, b, c are uploaded and freed on the host as soon as they are on the
+// device; the H step (FrNtt::ab_minus_c_on_odd_coset) leaves the H scalars in place of a; the H
+// MSM runs and the device a, b, c go back to the pool; z is uploaded and freed on the host; the A,
+// B1 and L MSMs run on the resident points with the 0/1/tail split. Each call has its own stream, so
+// several GPU workers can share the device.
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "pipeline/backend.hpp"
+#include "zk/curves.hpp"
+
+namespace splitprove::cuda {
+
+using E = zk::Bls12_381;
+
+class Gpu;
+
+struct GpuOptions {
+  int device = 0;
+  // Device budget: 0 = the device's free bytes at start less `margin`.
+  std::uint64_t budget_bytes = 0;
+  std::uint64_t margin = std::uint64_t(2) << 30;
+  // GPU workers that will share the device (the resident-key fit check leaves room for each).
+  unsigned workers = 1;
+  // Forces streaming of the key's points (tests of the fallback).
+  bool never_resident = false;
+};
+
+// Makes the per-device state. Throws Error when the device cannot be used.
+std::shared_ptr<Gpu> open_gpu(const GpuOptions& opts = {});
+
+// The stages on `gpu`. `g2_on_gpu`: the G2 stage's resident B2 bases are uploaded with the key.
+std::shared_ptr<pipeline::GpuStage<E>> gpu_stage(std::shared_ptr<Gpu> gpu);
+std::shared_ptr<pipeline::G2Stage<E>> g2_stage(std::shared_ptr<Gpu> gpu);
+
+// What a Gpu reports (for tests, benchmarks, the timeline).
+struct GpuReport {
+  std::string device;                 // name, e.g. "NVIDIA H200"
+  std::uint64_t budget_capacity = 0;  // device budget
+  std::uint64_t budget_used = 0, budget_peak = 0;
+  std::uint64_t srs_bytes = 0;  // the budget's srs tag: resident key points and NTT twiddles
+  std::uint64_t key_bytes = 0;  // the resident keys' points alone
+  std::size_t resident_keys = 0, streamed_keys = 0, key_uploads = 0, mallocs = 0;
+};
+GpuReport report(const Gpu& gpu);
+// Drops the resident points of `pk` (all keys and the NTT twiddles when null); their device bytes
+// go back to the budget. Only between runs: a partition in flight keeps what it already took.
+void evict(Gpu& gpu, const zk::ProvingKey<E>* pk = nullptr);
+// Device-memory sources for the sampler: "gpuN" (cudaMemGetInfo: in use on the device) and
+// "gpuN_books" (the device budget's books).
+std::vector<std::pair<std::string, mem::DeviceMemorySource>> memory_sources(
+    std::shared_ptr<Gpu> gpu);
+
+// Registers the CUDA backend with pipeline::register_device_backend: on request it opens device
+// 0 (once per process; later requests share it) and returns its stages, or says why it cannot.
+void install_pipeline_backend();
+
+}  // namespace splitprove::cuda

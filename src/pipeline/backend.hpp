@@ -1,0 +1,56 @@
+#pragma once
+// Which backend runs the pipeline's GPU and G2 stages (DESIGN §3). The library core knows only the
+// CPU stages; a device backend (src/cuda) registers a provider here when the program links it and
+// calls its installer (the CLI and the GPU tests do), so the core never depends on CUDA.
+//
+//   backend "auto": the registered device backend when it finds a device, else the CPU stages;
+//           "cpu":  the CPU stages; "cuda": the device backend, or an Error saying why not.
+//   g2_on   "auto": the G2 stage on the device when the device backend runs (the CPU G2 MSM
+//           dominates a partition on the GPU host), "cpu" / "gpu": forced.
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "mem/sampler.hpp"
+#include "pipeline/prover.hpp"
+
+namespace splitprove::pipeline {
+
+struct BackendRequest {
+  std::string backend = "auto";  // auto | cpu | cuda
+  std::string g2_on = "auto";    // auto | cpu | gpu
+  // Throws Error naming the bad value.
+  void check() const;
+};
+
+template <class E>
+struct Backend {
+  std::string name = "cpu";  // the backend of the GPU stage: cpu | cuda
+  std::string detail;        // e.g. the device, or why the CPU stages were chosen
+  std::shared_ptr<GpuStage<E>> gpu;
+  std::shared_ptr<G2Stage<E>> g2;
+  // Device-memory sources for the memory sampler (column dev:<name>), one or more per GPU.
+  std::vector<std::pair<std::string, mem::DeviceMemorySource>> device_sources;
+  // "gpu+g2:<where>", for reports.
+  std::string describe() const;
+};
+
+// A device backend: returns the stages for the request, or nullopt with the reason in `why_not`
+// when no device is usable.
+template <class E>
+using BackendProvider =
+    std::function<std::optional<Backend<E>>(const BackendRequest&, std::string* why_not)>;
+
+// Registers (or replaces) the device backend. Thread-safe.
+template <class E>
+void register_device_backend(std::string name, BackendProvider<E> provider);
+
+// The stages for `req` (see the top of this file). Throws Error when "cuda" is asked for and is
+// not available, naming the reason.
+template <class E>
+Backend<E> make_backend(const BackendRequest& req);
+
+}  // namespace splitprove::pipeline
