@@ -107,8 +107,8 @@ int main(int argc, char** argv) try {
   if (sizes.empty()) sizes = {12, 14};
   std::printf("threads %zu; heap MiB: measured peak over %d reps / the engine's bound\n",
               util::num_threads(), reps);
-  std::printf("%-14s %10s %10s %10s %10s %10s %10s\n", "circuit", "synth", "bound", "gpu",
-              "bound", "g2", "bound");
+  std::printf("%-14s %10s %10s %10s %10s %10s %10s\n", "circuit", "synth", "bound", "gpu", "bound",
+              "g2", "bound");
   for (unsigned k : sizes) {
     auto bc = cli::make_bench_circuit<E>(circuit, k, 1);
     auto src = bc.source(0);

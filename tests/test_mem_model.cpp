@@ -128,8 +128,7 @@ TEST(MemModel, WorkersScratchIsFixedNotPerPartition) {
     EXPECT_EQ(with.fixed_bytes, 33 * MiB);
     EXPECT_EQ(with.work_bytes, base.work_bytes + 33 * MiB);
     c.partitions_per_job = 1;
-    EXPECT_EQ(predict(pipeline_model(c, pol)).work_bytes,
-              life_cost(c.partition, pol) + 33 * MiB);
+    EXPECT_EQ(predict(pipeline_model(c, pol)).work_bytes, life_cost(c.partition, pol) + 33 * MiB);
     c.partitions_per_job = 10;
   }
   // The budget caps the fixed part too.

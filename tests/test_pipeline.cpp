@@ -443,18 +443,19 @@ TEST(PipelineEngine, BooksNeverExceedTheModelAndWorkerScratchIsReturnedAtShutdow
     std::uint32_t budget_partitions;  // 0: no budget
   };
   for (const Case& k : {Case{1, 1, 1, 0}, Case{3, 2, 1, 0}, Case{3, 1, 2, 2}, Case{2, 2, 2, 1}}) {
-    SCOPED_TRACE(fmt::format("pw={} gw={} g2w={} budget={}", k.pw, k.gw, k.g2w,
-                             k.budget_partitions));
+    SCOPED_TRACE(
+        fmt::format("pw={} gw={} g2w={} budget={}", k.pw, k.gw, k.g2w, k.budget_partitions));
     pipeline::EngineConfig cfg;
     cfg.synthesis_workers = k.pw;
     cfg.gpu_workers = k.gw;
     cfg.g2_workers = k.g2w;
     cfg.fit_scratch(cost);
     const std::uint64_t scratch = cfg.worker_scratch();
-    EXPECT_EQ(scratch, k.gw * cost.g1_scratch + k.g2w * cost.g2_scratch + k.pw * cost.synth_scratch);
+    EXPECT_EQ(scratch,
+              k.gw * cost.g1_scratch + k.g2w * cost.g2_scratch + k.pw * cost.synth_scratch);
     if (k.budget_partitions) cfg.host_budget = scratch + k.budget_partitions * cost.life();
-    const auto pred =
-        mem::predict(mem::pipeline_model(cfg.model_config(cost, 1, ws.size()), mem::Policy::splitprove));
+    const auto pred = mem::predict(
+        mem::pipeline_model(cfg.model_config(cost, 1, ws.size()), mem::Policy::splitprove));
     EXPECT_EQ(pred.fixed_bytes, scratch);
     {
       pipeline::Engine<E> engine(cfg, pipeline::cpu_gpu_stage<E>(), std::make_shared<SlowG2>(20ms));

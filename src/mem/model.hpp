@@ -1,7 +1,8 @@
 #pragma once
 // The memory model: what a pipeline configuration can hold at most, before it runs (DESIGN §1.3).
 //
-//   predicted peak = baseline + fixed + Σ over stages of (items the stage can hold) × (bytes per item)
+//   predicted peak = baseline + fixed + Σ over stages of (items the stage can hold) × (bytes per
+//   item)
 //
 // where `fixed` is what the pipeline holds whatever its items (the workers' scratch reservations),
 // and a stage holds at most `workers` items being worked on plus `queue_bound` items waiting in
@@ -52,12 +53,12 @@ struct StagePrediction {
 
 struct Prediction {
   std::vector<StagePrediction> stages;
-  bool bounded = true;           // false: an unbounded queue and no in-flight cap (no finite peak)
+  bool bounded = true;            // false: an unbounded queue and no in-flight cap (no finite peak)
   std::uint64_t fixed_bytes = 0;  // the model's fixed_bytes (included in work_bytes)
   std::uint64_t work_bytes = 0;   // fixed + Σ stages (UINT64_MAX when unbounded)
-  std::uint64_t held_bytes = 0;  // min(work_bytes, budget): what can really be held
-  std::uint64_t peak_bytes = 0;  // baseline + held_bytes (saturating)
-  bool fits_budget = true;       // work_bytes <= budget (or no budget)
+  std::uint64_t held_bytes = 0;   // min(work_bytes, budget): what can really be held
+  std::uint64_t peak_bytes = 0;   // baseline + held_bytes (saturating)
+  bool fits_budget = true;        // work_bytes <= budget (or no budget)
 };
 
 // Items are placed into the stages' worker and queue slots, the largest bytes-per-item first, until

@@ -251,17 +251,15 @@ void Engine<E>::fit_worker_scratch(const PartitionCost& cost, const std::string&
   want.g2_scratch = held_scratch_.g2_scratch;
   want.fit_scratch(cost);
   const std::uint64_t scratch = want.worker_scratch();
-  if (!what.empty() &&
-      (scratch > budget_.capacity() || cost.life() > budget_.capacity() - scratch))
+  if (!what.empty() && (scratch > budget_.capacity() || cost.life() > budget_.capacity() - scratch))
     throw Error(fmt::format(
         "{}: one partition needs {} for its life (z {}, a/b/c {}, G2 input {}) beside the "
         "workers' stage scratch {} (per worker: synthesis {}, GPU {}, G2 {}); the whole host "
         "budget is {}",
         what, mem::format_bytes(cost.life()), mem::format_bytes(cost.z),
-        mem::format_bytes(cost.abc), mem::format_bytes(cost.g2_input),
-        mem::format_bytes(scratch), mem::format_bytes(want.synth_scratch),
-        mem::format_bytes(want.gpu_worker_scratch()), mem::format_bytes(want.g2_worker_scratch()),
-        mem::format_bytes(budget_.capacity())));
+        mem::format_bytes(cost.abc), mem::format_bytes(cost.g2_input), mem::format_bytes(scratch),
+        mem::format_bytes(want.synth_scratch), mem::format_bytes(want.gpu_worker_scratch()),
+        mem::format_bytes(want.g2_worker_scratch()), mem::format_bytes(budget_.capacity())));
   // Grow each worker's reservation by the difference. Served ahead of admissions (priority 1):
   // admitted partitions never wait for memory, so they drain and this wait ends.
   auto grow = [&](std::vector<mem::Reservation>& v, std::uint64_t have, std::uint64_t need) {

@@ -105,9 +105,7 @@ struct PendingProof {
   Fr r, s;  // the randomizers (secret)
 
   // Bytes this pending proof holds in the books now.
-  std::uint64_t held_bytes() const {
-    return result.bytes() + g2_input.reservation().bytes();
-  }
+  std::uint64_t held_bytes() const { return result.bytes() + g2_input.reservation().bytes(); }
 };
 
 // The GPU stage seam. The CPU implementation runs zk's g1 stage; a CUDA backend plugs in here.
