@@ -32,11 +32,14 @@ def main(root):
             f"{st['synthesis']['mean_s']:.2f} / {st['gpu']['mean_s']:.2f} / {st['g2']['mean_s']:.2f} | "
             f"{mib(work)} | {mib(s['books_peak_bytes'])} | {mib(model)} | "
             f"{s['books_peak_bytes'] / model if model else 0:.2f} | {work / model if model else 0:.2f} | "
-            f"{mib(s['books_peak_by_tag']['g2'])} | {s['verdict']} |")
+            f"{mib(s['books_peak_by_tag']['g2'])} | {mib(s['peak_rss_bytes'])} | {mib(s['predicted_peak_bytes'])} | "
+            f"{s['peak_rss_bytes'] / s['predicted_peak_bytes'] if s['predicted_peak_bytes'] else 0:.3f} | "
+            f"{mib(s.get('worker_scratch_bytes', 0))} | {s['verdict']} |")
     print("| run | circuit | pw | jobs | split | budget | partitions | wall s | s/proof | partitions/s | "
           "stage means s (synth / gpu / g2) | peak RSS − baseline MiB | books peak MiB | "
-          "model MiB (capped by budget) | books / model | RSS / model | g2 books peak MiB | verdict |")
-    print("|---|---|---:|---:|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---|")
+          "model MiB (capped by budget) | books / model | RSS / model | g2 books peak MiB | "
+          "peak RSS MiB | predicted peak MiB | measured / predicted peak | workers' scratch MiB | verdict |")
+    print("|---|---|---:|---:|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     for r in rows:
         print(r)
 

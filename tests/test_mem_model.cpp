@@ -103,6 +103,41 @@ TEST(MemModel, PipelineModelOfBothPolicies) {
   EXPECT_EQ(predict(pipeline_model(c, Policy::splitprove)).work_bytes, p2.work_bytes);
 }
 
+TEST(MemModel, WorkersScratchIsFixedNotPerPartition) {
+  PipelineConfig c;
+  c.partition = PartitionBytes::scaled(64 * MiB);
+  c.synthesis_workers = 4;
+  c.gpu_workers = 2;
+  c.g2_workers = 3;
+  c.jobs = 1;
+  c.partitions_per_job = 10;
+  const Prediction without = predict(pipeline_model(c, Policy::splitprove));
+  EXPECT_EQ(without.fixed_bytes, 0u);
+  c.scratch_per_synthesis_worker = 1 * MiB;
+  c.scratch_per_gpu_worker = 7 * MiB;
+  c.scratch_per_g2_worker = 5 * MiB;
+  EXPECT_EQ(c.worker_scratch(), (4 * 1 + 2 * 7 + 3 * 5) * MiB);
+  for (Policy pol : {Policy::splitprove, Policy::held_until_finalize}) {
+    const Prediction with = predict(pipeline_model(c, pol));
+    c.scratch_per_synthesis_worker = c.scratch_per_gpu_worker = c.scratch_per_g2_worker = 0;
+    const Prediction base = predict(pipeline_model(c, pol));
+    c.scratch_per_synthesis_worker = 1 * MiB;
+    c.scratch_per_gpu_worker = 7 * MiB;
+    c.scratch_per_g2_worker = 5 * MiB;
+    // Workers × scratch on top of the items, whatever the items in flight (the cap counts items).
+    EXPECT_EQ(with.fixed_bytes, 33 * MiB);
+    EXPECT_EQ(with.work_bytes, base.work_bytes + 33 * MiB);
+    c.partitions_per_job = 1;
+    EXPECT_EQ(predict(pipeline_model(c, pol)).work_bytes, life_cost(c.partition, pol) + 33 * MiB);
+    c.partitions_per_job = 10;
+  }
+  // The budget caps the fixed part too.
+  c.budget = 20 * MiB;
+  const Prediction capped = predict(pipeline_model(c, Policy::splitprove));
+  EXPECT_FALSE(capped.fits_budget);
+  EXPECT_EQ(capped.held_bytes, 20 * MiB);
+}
+
 TEST(MemModel, PlanFindsTheLargestConcurrencyThatFitsTheBudget) {
   PipelineConfig c;
   c.partition = PartitionBytes::scaled(16 * GiB);

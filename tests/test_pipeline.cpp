@@ -3,6 +3,7 @@
 // proof holds only the compact G2 input and small results), failures and cancellation that fail
 // only their job and give every byte back, a budget of exactly one partition without deadlock, and
 // queue bounds / books that never exceed what the memory model allows.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -26,6 +27,15 @@ using namespace std::chrono_literals;
 using E = zk::Bls12_381;
 using Fr = E::Fr;
 using splitprove::testing::rng;
+
+namespace {
+// What the work items hold in the engine's books: everything but the workers' scratch.
+std::uint64_t items_held(pipeline::Engine<E>& engine) {
+  const auto books = engine.budget().books();
+  EXPECT_EQ(books[mem::Tag::scratch].bytes, engine.worker_scratch_bytes());
+  return books.used - books[mem::Tag::scratch].bytes;
+}
+}  // namespace
 
 namespace {
 
@@ -203,7 +213,7 @@ TEST(PipelineProver, SplitStartFinishOwnsOnlyTheCompactInput) {
   auto part = prover.synthesize(*src, 0, cost, budget.reserve(cost.life(), mem::Tag::synthesis));
   EXPECT_EQ(budget.books().used, cost.life());
   auto pending = prover.start(std::move(part), cost);
-  // a, b, c and z are gone; the pending proof holds the compact input, its scratch and the results.
+  // a, b, c and z are gone; the pending proof holds the compact input and the results.
   EXPECT_EQ(budget.books().used, cost.after_gpu());
   EXPECT_EQ(pending.held_bytes(), cost.after_gpu());
   EXPECT_EQ(pending.g2_input.size(), cost.n_dense);
@@ -263,7 +273,7 @@ TEST(PipelineEngine, SnarkjsFixturesThroughTheEngine) {
     auto pvk = zk::prepare<E>(io::read_vkey_json<E>(fixture(std::string(c) + ".vkey.json")));
     for (auto& p : r.proofs) EXPECT_TRUE(zk::verify<E>(pvk, r.publics[0], p));
   }
-  EXPECT_EQ(engine.budget().books().used, 0u);
+  EXPECT_EQ(items_held(engine), 0u);
 }
 
 TEST(PipelineEngine, ManyJobsOfDistinctWitnessesAllVerify) {
@@ -284,7 +294,7 @@ TEST(PipelineEngine, ManyJobsOfDistinctWitnessesAllVerify) {
   EXPECT_EQ(st.partitions_done, 12u);
   EXPECT_EQ(st.jobs_done, 3u);
   EXPECT_EQ(st.gpu.items, 12u);
-  EXPECT_EQ(engine.budget().books().used, 0u);
+  EXPECT_EQ(items_held(engine), 0u);
 }
 
 TEST(PipelineEngine, UnsatisfiedWitnessFailsOnlyItsJobAndNamesTheConstraint) {
@@ -303,7 +313,7 @@ TEST(PipelineEngine, UnsatisfiedWitnessFailsOnlyItsJobAndNamesTheConstraint) {
   EXPECT_NE(rb.error.find("constraint 17 "), std::string::npos) << rb.error;
   EXPECT_TRUE(rb.proofs.empty());
   expect_valid(engine.wait(id_good), *ch.key, good);
-  EXPECT_EQ(engine.budget().books().used, 0u);
+  EXPECT_EQ(items_held(engine), 0u);
   EXPECT_EQ(engine.stats().jobs_failed, 1u);
 }
 
@@ -316,7 +326,7 @@ TEST(PipelineEngine, WithoutTheR1csABadWitnessFailsAtVerification) {
   EXPECT_FALSE(r.ok);
   EXPECT_NE(r.error.find("partition 1"), std::string::npos) << r.error;
   EXPECT_NE(r.error.find("does not verify"), std::string::npos) << r.error;
-  EXPECT_EQ(engine.budget().books().used, 0u);
+  EXPECT_EQ(items_held(engine), 0u);
 }
 
 TEST(PipelineEngine, CancellationFreesEverythingAndOthersGoOn) {
@@ -335,7 +345,7 @@ TEST(PipelineEngine, CancellationFreesEverythingAndOthersGoOn) {
   EXPECT_EQ(r.error, "cancelled");
   EXPECT_LT(slow->started.load(), 30);
   auto books = engine.budget().books();
-  EXPECT_EQ(books.used, 0u);
+  EXPECT_EQ(items_held(engine), 0u);
   EXPECT_EQ(books.waiting, 0u);
   // The engine still works.
   auto ws2 = ch.witnesses(2, 32);
@@ -352,7 +362,9 @@ TEST(PipelineEngine, BudgetOfOnePartitionNeverDeadlocks) {
   cfg.gpu_workers = 2;
   cfg.g2_workers = 2;
   cfg.finalizers = 2;
-  cfg.host_budget = cost.life();
+  // The workers' scratch (held for the engine's life) and room for exactly one partition.
+  cfg.fit_scratch(cost);
+  cfg.host_budget = cfg.worker_scratch() + cost.life();
   pipeline::Engine<E> engine(cfg);
   std::vector<std::vector<io::Witness<E>>> wss;
   std::vector<std::uint64_t> ids;
@@ -362,18 +374,26 @@ TEST(PipelineEngine, BudgetOfOnePartitionNeverDeadlocks) {
   }
   for (int j = 0; j < 3; ++j) expect_valid(engine.wait(ids[j]), *ch.key, wss[j]);
   auto books = engine.budget().books();
-  EXPECT_EQ(books.used, 0u);
-  EXPECT_LE(books.peak, cost.life());
-  // A partition larger than the budget is refused at submission, with the sizes.
+  EXPECT_EQ(items_held(engine), 0u);
+  EXPECT_LE(books.peak, cfg.host_budget);
+  EXPECT_EQ(books[mem::Tag::scratch].peak, cfg.worker_scratch());
+  // A partition that cannot fit beside the workers' scratch is refused at submission, with the
+  // sizes; so is a configuration whose workers' scratch alone does not fit.
   pipeline::EngineConfig tiny = cfg;
-  tiny.host_budget = cost.life() - 1;
+  tiny.synth_scratch = tiny.gpu_scratch = tiny.g2_scratch = 0;  // sized at submission
+  tiny.host_budget = cfg.worker_scratch() + cost.life() - 1;
   pipeline::Engine<E> small(tiny);
   try {
     small.submit({probe, ch.key, 1});
     FAIL() << "a job that can never fit was accepted";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("more than the whole host budget"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("the whole host budget"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("stage scratch"), std::string::npos) << e.what();
   }
+  EXPECT_EQ(small.budget().books().used, 0u);  // the refused job reserved nothing
+  pipeline::EngineConfig no_room = cfg;
+  no_room.host_budget = cfg.worker_scratch() - 1;
+  EXPECT_THROW(pipeline::Engine<E>{no_room}, Error);
 }
 
 TEST(PipelineEngine, QueueBoundsAndBooksStayWithinTheModel) {
@@ -401,9 +421,89 @@ TEST(PipelineEngine, QueueBoundsAndBooksStayWithinTheModel) {
   auto model = mem::pipeline_model(cfg.model_config(cost, 1, ws.size()), mem::Policy::splitprove);
   auto pred = mem::predict(model);
   EXPECT_LE(engine.budget().books().peak, pred.work_bytes);
-  // ...and it is well below "every partition holds its whole output" (the held policy).
-  EXPECT_LT(pred.work_bytes, ws.size() * cost.life());
-  EXPECT_EQ(engine.budget().books().used, 0u);
+  // ...and, besides the workers' scratch, well below "every partition holds its whole output"
+  // (the held policy).
+  EXPECT_EQ(pred.fixed_bytes, cfg.gpu_workers * cost.g1_scratch + cfg.g2_workers * cost.g2_scratch);
+  EXPECT_LT(pred.work_bytes - pred.fixed_bytes, ws.size() * cost.life());
+  EXPECT_EQ(items_held(engine), 0u);
+}
+
+// The books (what reservations hold) never exceed the model's prediction for the engine's real
+// configuration, with and without a budget, and the workers' scratch is held once per worker for
+// the engine's life (not per partition) and is all returned at shutdown.
+TEST(PipelineEngine, BooksNeverExceedTheModelAndWorkerScratchIsReturnedAtShutdown) {
+  const auto& ch = chain();
+  auto ws = ch.witnesses(6, 70);
+  auto src = ch.source(ws);
+  const auto cost = pipeline::partition_cost<E>(src->shape(), *ch.key);
+  ASSERT_GT(cost.g1_scratch, 0u);
+  ASSERT_GT(cost.g2_scratch, 0u);
+  struct Case {
+    std::uint32_t pw, gw, g2w;
+    std::uint32_t budget_partitions;  // 0: no budget
+  };
+  for (const Case& k : {Case{1, 1, 1, 0}, Case{3, 2, 1, 0}, Case{3, 1, 2, 2}, Case{2, 2, 2, 1}}) {
+    SCOPED_TRACE(
+        fmt::format("pw={} gw={} g2w={} budget={}", k.pw, k.gw, k.g2w, k.budget_partitions));
+    pipeline::EngineConfig cfg;
+    cfg.synthesis_workers = k.pw;
+    cfg.gpu_workers = k.gw;
+    cfg.g2_workers = k.g2w;
+    cfg.fit_scratch(cost);
+    const std::uint64_t scratch = cfg.worker_scratch();
+    EXPECT_EQ(scratch,
+              k.gw * cost.g1_scratch + k.g2w * cost.g2_scratch + k.pw * cost.synth_scratch);
+    if (k.budget_partitions) cfg.host_budget = scratch + k.budget_partitions * cost.life();
+    const auto pred = mem::predict(
+        mem::pipeline_model(cfg.model_config(cost, 1, ws.size()), mem::Policy::splitprove));
+    EXPECT_EQ(pred.fixed_bytes, scratch);
+    {
+      pipeline::Engine<E> engine(cfg, pipeline::cpu_gpu_stage<E>(), std::make_shared<SlowG2>(20ms));
+      // Taken when the engine starts, one reservation per worker that has scratch.
+      auto books = engine.budget().books();
+      EXPECT_EQ(books[mem::Tag::scratch].bytes, scratch);
+      EXPECT_EQ(books[mem::Tag::scratch].live, k.gw + k.g2w + (cost.synth_scratch ? k.pw : 0));
+      EXPECT_EQ(engine.worker_scratch_bytes(), scratch);
+      expect_valid(engine.wait(engine.submit({src, ch.key, ws.size()})), *ch.key, ws);
+      books = engine.budget().books();
+      EXPECT_LE(books.peak, pred.held_bytes);
+      EXPECT_LE(books.peak, pred.work_bytes);
+      if (cfg.host_budget) EXPECT_LE(books.peak, cfg.host_budget);
+      // Partitions never took scratch of their own: the scratch tag never grew.
+      EXPECT_EQ(books[mem::Tag::scratch].peak, scratch);
+      EXPECT_EQ(books.used, scratch);
+      engine.shutdown();
+      books = engine.budget().books();
+      EXPECT_EQ(books.used, 0u);
+      EXPECT_EQ(books[mem::Tag::scratch].live, 0u);
+      EXPECT_EQ(engine.worker_scratch_bytes(), 0u);
+      EXPECT_THROW(engine.submit({src, ch.key, 1}), Error);
+      engine.shutdown();  // idempotent
+    }
+  }
+}
+
+// An engine started without scratch sizes its workers' reservations at the first job that needs
+// them (before any of its partitions runs), and does not grow them again for the same sizes.
+TEST(PipelineEngine, WorkerScratchGrowsAtSubmissionWhenUnset) {
+  const auto& ch = chain();
+  pipeline::EngineConfig cfg;
+  cfg.synthesis_workers = 2;
+  cfg.g2_workers = 2;
+  pipeline::Engine<E> engine(cfg);
+  EXPECT_EQ(engine.budget().books()[mem::Tag::scratch].bytes, 0u);
+  auto ws = ch.witnesses(3, 80);
+  auto src = ch.source(ws);
+  const auto cost = engine.cost_of({src, ch.key, ws.size()});
+  pipeline::EngineConfig fitted = cfg;
+  fitted.fit_scratch(cost);
+  expect_valid(engine.wait(engine.submit({src, ch.key, ws.size()})), *ch.key, ws);
+  EXPECT_EQ(engine.worker_scratch_bytes(), fitted.worker_scratch());
+  expect_valid(engine.wait(engine.submit({src, ch.key, ws.size()})), *ch.key, ws);
+  auto books = engine.budget().books();
+  EXPECT_EQ(books[mem::Tag::scratch].bytes, fitted.worker_scratch());
+  EXPECT_EQ(books[mem::Tag::scratch].peak, fitted.worker_scratch());
+  EXPECT_EQ(items_held(engine), 0u);
 }
 
 TEST(PipelineEngine, RejectsBadJobs) {
@@ -449,6 +549,6 @@ TEST(PipelineEngine, AFailingStageFailsOnlyThatJobAndFreesItsMemory) {
     // Which partition reaches the stage third depends on how the two synthesis workers race.
     EXPECT_EQ(r1.error.rfind("partition ", 0), 0u) << r1.error;
     expect_valid(engine.wait(id2), *ch.key, second);
-    EXPECT_EQ(engine.budget().books().used, 0u);
+    EXPECT_EQ(items_held(engine), 0u);
   }
 }

@@ -75,7 +75,7 @@ TEST(PipelineNative, PorepPartitionsProveAndVerify) {
   expect_valid(rb, *nv.key, 3);
   // Different data seeds give different statements (the Merkle roots differ).
   EXPECT_NE(ra.publics[0], rb.publics[0]);
-  EXPECT_EQ(engine.budget().books().used, 0u);
+  EXPECT_EQ(engine.budget().books().used, engine.worker_scratch_bytes());
 }
 
 TEST(PipelineNative, BrokenConstraintFailsOnlyItsJob) {
@@ -97,11 +97,17 @@ TEST(PipelineNative, BrokenConstraintFailsOnlyItsJob) {
   pipeline::EngineConfig cfg;
   cfg.synthesis_workers = 2;
   // A budget of exactly one partition: the failing job and the good one share it.
+  // (The workers' scratch is sized for both sources: the good one's synthesis needs scratch.)
   pipeline::Engine<E> probe(cfg);
-  cfg.host_budget = probe.cost_of({bad, nv.key, 1}).life();
+  auto good = circuit::porep_source<Fr>(p, nv.cs);
+  const auto cost = probe.cost_of({bad, nv.key, 1});
+  ASSERT_EQ(cost.life(), probe.cost_of({good, nv.key, 1}).life());
+  cfg.fit_scratch(cost);
+  cfg.fit_scratch(probe.cost_of({good, nv.key, 1}));
+  cfg.host_budget = cfg.worker_scratch() + cost.life();
   pipeline::Engine<E> engine(cfg);
   auto id_bad = engine.submit({bad, nv.key, 5});
-  auto id_good = engine.submit({circuit::porep_source<Fr>(p, nv.cs), nv.key, 3});
+  auto id_good = engine.submit({good, nv.key, 3});
   auto rb = engine.wait(id_bad);
   EXPECT_FALSE(rb.ok);
   EXPECT_NE(rb.error.find("partition 2"), std::string::npos) << rb.error;
@@ -109,6 +115,7 @@ TEST(PipelineNative, BrokenConstraintFailsOnlyItsJob) {
   EXPECT_NE(rb.error.find("unsatisfied"), std::string::npos) << rb.error;
   expect_valid(engine.wait(id_good), *nv.key, 3);
   auto books = engine.budget().books();
-  EXPECT_EQ(books.used, 0u);
+  EXPECT_EQ(books.used, books[mem::Tag::scratch].bytes);  // only the workers' scratch is left
+  EXPECT_EQ(books[mem::Tag::scratch].bytes, cfg.worker_scratch());
   EXPECT_LE(books.peak, cfg.host_budget);
 }

@@ -49,9 +49,11 @@ Prediction predict(const MemoryModel& m) {
     (sl.queued ? sp.queued_items : sp.worker_items) += n;
     sp.bytes = sat_add(sp.bytes, sat_mul(n, sl.bytes));
   }
+  p.fixed_bytes = m.fixed_bytes;
   if (!p.bounded) {
     p.work_bytes = kMax;
   } else {
+    p.work_bytes = m.fixed_bytes;
     for (auto& sp : p.stages) p.work_bytes = sat_add(p.work_bytes, sp.bytes);
   }
   p.fits_budget = m.budget_bytes == 0 || p.work_bytes <= m.budget_bytes;
@@ -99,11 +101,19 @@ std::uint64_t life_cost(const PartitionBytes& p, Policy policy) {
   return c;
 }
 
+std::uint64_t PipelineConfig::worker_scratch() const {
+  return sat_add(sat_add(sat_mul(synthesis_workers, scratch_per_synthesis_worker),
+                         sat_mul(gpu_workers, scratch_per_gpu_worker)),
+                 sat_mul(g2_workers, scratch_per_g2_worker));
+}
+
 MemoryModel pipeline_model(const PipelineConfig& c, Policy policy) {
   const PartitionBytes& b = c.partition;
   const std::uint64_t life = life_cost(b, policy);
   MemoryModel m;
   m.baseline_bytes = c.baseline;
+  // Each worker's scratch reservation is held from the pipeline's start to its end.
+  m.fixed_bytes = c.worker_scratch();
   m.budget_bytes = c.budget;
   m.max_items_in_flight = std::uint64_t(c.jobs) * c.partitions_per_job;
   // Synthesis: each worker holds the admission reservation (the whole life cost) while it

@@ -1,9 +1,11 @@
 #pragma once
 // The memory model: what a pipeline configuration can hold at most, before it runs (DESIGN §1.3).
 //
-//   predicted peak = baseline + Σ over stages of (items the stage can hold) × (bytes per item)
+//   predicted peak = baseline + fixed + Σ over stages of (items the stage can hold) × (bytes per
+//   item)
 //
-// where a stage holds at most `workers` items being worked on plus `queue_bound` items waiting in
+// where `fixed` is what the pipeline holds whatever its items (the workers' scratch reservations),
+// and a stage holds at most `workers` items being worked on plus `queue_bound` items waiting in
 // front of it, and the whole pipeline holds at most `max_items_in_flight` items (jobs in flight ×
 // partitions per job). Bytes per item are the bytes the item's *reservation* holds in that stage
 // (the budget's view), which is never less than what is resident: the model is an upper bound that
@@ -34,6 +36,7 @@ struct StageSpec {
 
 struct MemoryModel {
   std::uint64_t baseline_bytes = 0;  // resident before any work (binary, SRS, ...)
+  std::uint64_t fixed_bytes = 0;     // held by the pipeline whatever its items (workers' scratch)
   std::vector<StageSpec> stages;
   std::uint64_t max_items_in_flight = 0;  // 0: no cap
   std::uint64_t budget_bytes = 0;         // 0: no budget (the books are not capped)
@@ -50,11 +53,12 @@ struct StagePrediction {
 
 struct Prediction {
   std::vector<StagePrediction> stages;
-  bool bounded = true;           // false: an unbounded queue and no in-flight cap (no finite peak)
-  std::uint64_t work_bytes = 0;  // Σ stages (UINT64_MAX when unbounded)
-  std::uint64_t held_bytes = 0;  // min(work_bytes, budget): what can really be held
-  std::uint64_t peak_bytes = 0;  // baseline + held_bytes (saturating)
-  bool fits_budget = true;       // work_bytes <= budget (or no budget)
+  bool bounded = true;            // false: an unbounded queue and no in-flight cap (no finite peak)
+  std::uint64_t fixed_bytes = 0;  // the model's fixed_bytes (included in work_bytes)
+  std::uint64_t work_bytes = 0;   // fixed + Σ stages (UINT64_MAX when unbounded)
+  std::uint64_t held_bytes = 0;   // min(work_bytes, budget): what can really be held
+  std::uint64_t peak_bytes = 0;   // baseline + held_bytes (saturating)
+  bool fits_budget = true;        // work_bytes <= budget (or no budget)
 };
 
 // Items are placed into the stages' worker and queue slots, the largest bytes-per-item first, until
@@ -112,6 +116,12 @@ struct PipelineConfig {
   std::uint32_t partitions_per_job = 10;
   std::uint64_t baseline = 0;
   std::uint64_t budget = 0;  // 0: none
+  // Heap scratch each worker holds for the pipeline's whole life (not per partition): the model
+  // adds workers × scratch of each stage as fixed bytes.
+  std::uint64_t scratch_per_synthesis_worker = 0;
+  std::uint64_t scratch_per_gpu_worker = 0;
+  std::uint64_t scratch_per_g2_worker = 0;
+  std::uint64_t worker_scratch() const;
 };
 
 MemoryModel pipeline_model(const PipelineConfig& c, Policy policy);

@@ -7,19 +7,33 @@
 
 namespace splitprove::pipeline {
 
-std::uint64_t PartitionCost::scratch() const {
-  return std::max({synth_scratch, g1_scratch, g2_scratch});
-}
-
-std::uint64_t PartitionCost::life() const { return z + abc + g2_input + result + scratch(); }
+std::uint64_t PartitionCost::life() const { return z + abc + g2_input + result; }
 
 mem::PartitionBytes PartitionCost::model_bytes() const {
   mem::PartitionBytes b;
-  b.abc = abc + (scratch() - g2_scratch);
+  b.abc = abc;
   b.z = z;
-  b.g2_input = g2_input + g2_scratch;
+  b.g2_input = g2_input;
   b.result = result;
   return b;
+}
+
+void EngineConfig::fit_scratch(const PartitionCost& cost) {
+  synth_scratch = std::max(synth_scratch, cost.synth_scratch);
+  gpu_scratch = std::max(gpu_scratch, cost.g1_scratch);
+  g2_scratch = std::max(g2_scratch, cost.g2_scratch);
+}
+
+std::uint64_t EngineConfig::gpu_worker_scratch() const {
+  return split_g2 ? gpu_scratch : std::max(gpu_scratch, g2_scratch);
+}
+
+std::uint64_t EngineConfig::g2_worker_scratch() const { return split_g2 ? g2_scratch : 0; }
+
+std::uint64_t EngineConfig::worker_scratch() const {
+  return std::uint64_t(synthesis_workers) * synth_scratch +
+         std::uint64_t(gpu_workers) * gpu_worker_scratch() +
+         std::uint64_t(g2_workers) * g2_worker_scratch();
 }
 
 void EngineConfig::check() const {
@@ -45,6 +59,12 @@ mem::PipelineConfig EngineConfig::model_config(const PartitionCost& cost, std::u
   c.partitions_per_job = partitions_per_job;
   c.baseline = baseline;
   c.budget = host_budget;
+  // The workers' scratch as the engine would hold it for these partitions.
+  EngineConfig fitted = *this;
+  fitted.fit_scratch(cost);
+  c.scratch_per_synthesis_worker = fitted.synth_scratch;
+  c.scratch_per_gpu_worker = fitted.gpu_worker_scratch();
+  c.scratch_per_g2_worker = fitted.g2_worker_scratch();
   return c;
 }
 

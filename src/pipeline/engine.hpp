@@ -6,10 +6,18 @@
 //     -> [finalize backlog] -> finalizers (fw)
 //
 // Admission. A synthesis worker claims the next partition (oldest job first, then partition
-// index) and reserves its whole life cost (PartitionCost::life, from the source's real shape)
-// against the host budget before allocating anything; it waits there, in the budget's FIFO, when
-// the budget is full. Once admitted, a partition never waits for memory again, so stages cannot
-// deadlock on the budget: each one only ever gives memory back.
+// index) and reserves its whole life cost (PartitionCost::life: its buffers and small results,
+// from the source's real shape) against the host budget before allocating anything; it waits
+// there, in the budget's FIFO, when the budget is full. Once admitted, a partition never waits for
+// memory again, so stages cannot deadlock on the budget: each one only ever gives memory back.
+//
+// Scratch. The stages' heap scratch (the source's synthesis scratch, the GPU stage's and the G2
+// stage's MSM scratch) belongs to the workers, not to the partitions: every synthesis, GPU and G2
+// worker holds one reservation (tag scratch) of its stage's per-worker scratch for its whole life,
+// taken when the engine starts (EngineConfig::*_scratch; fit_scratch sizes them for a job). A job
+// that needs more is admitted by submit(), which first grows every worker's reservation (waiting
+// in the budget ahead of admissions; partitions already admitted never need more memory, so they
+// drain and the wait ends). shutdown() (and the destructor) gives the reservations back.
 //
 // Hand-offs and bounds. A worker keeps its item (and so its reservation) until the next queue has
 // taken it. Every queue is bounded. A GPU worker takes a slot in the G2 backlog *before* it takes a
@@ -18,6 +26,7 @@
 // items oldest job first, then by partition index.
 //
 // Items at most, and so memory at most (mem::pipeline_model with the splitprove policy):
+//   workers' scratch: pw × synth_scratch + gw × gpu_scratch + g2w × g2_scratch, always; plus
 //   synthesis: pw items of life bytes; gpu queue: gpu_queue items of life bytes; GPU stage: gw
 //   items of life bytes; G2 backlog + G2 workers: g2_queue + g2w items of after_gpu bytes (slots
 //   taken by GPU workers count against the backlog); finalize: final_queue + fw items of result
@@ -66,9 +75,22 @@ struct EngineConfig {
   // worker runs the G2 stage itself right after the GPU stage (for comparison: stage times add).
   bool split_g2 = true;
   mem::BufferOptions buffers;
+  // Heap scratch per worker of each stage, reserved (tag scratch) when the engine starts and held
+  // until it shuts down. 0: none until a job needs it (submit grows them).
+  std::uint64_t synth_scratch = 0;  // per synthesis worker: the source's synthesize()
+  std::uint64_t gpu_scratch = 0;    // per GPU worker: the GPU stage's MSMs (and NTT)
+  std::uint64_t g2_scratch = 0;     // per G2 worker: the G2 MSM
 
   // Throws Error when a count is 0.
   void check() const;
+  // Raises the per-worker scratch to what partitions of `cost` need (unsplit: the GPU worker
+  // also runs the G2 stage, so it needs the larger of the two).
+  void fit_scratch(const PartitionCost& cost);
+  // What one worker of each stage reserves (unsplit: G2 workers idle and reserve nothing).
+  std::uint64_t gpu_worker_scratch() const;
+  std::uint64_t g2_worker_scratch() const;
+  // pw × synth + gw × GPU + g2w × G2 worker scratch: held for the engine's whole life.
+  std::uint64_t worker_scratch() const;
   // The memory model of this configuration for partitions of `cost` (mem/model.hpp).
   mem::PipelineConfig model_config(const PartitionCost& cost, std::uint32_t jobs,
                                    std::uint32_t partitions_per_job,
@@ -111,7 +133,7 @@ class Engine {
 
   explicit Engine(EngineConfig cfg, std::shared_ptr<GpuStage<E>> gpu = cpu_gpu_stage<E>(),
                   std::shared_ptr<G2Stage<E>> g2 = cpu_g2_stage<E>());
-  // Cancels every job still running and joins the workers.
+  // shutdown().
   ~Engine();
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;
@@ -135,6 +157,12 @@ class Engine {
 
   EngineStats stats() const;
 
+  // Bytes the workers' scratch reservations hold now (tag scratch in the books).
+  std::uint64_t worker_scratch_bytes() const;
+  // Cancels every job still running, joins the workers and gives their scratch reservations back:
+  // afterwards the budget holds nothing. Idempotent; submit() throws after it.
+  void shutdown();
+
  private:
   struct Job;
   struct Item;
@@ -149,6 +177,10 @@ class Engine {
   void item_gone(Job& job, bool finalized);
   void mark(const char* what, const char* stage, const Item& it);
   void mark_job(const char* what, std::uint64_t id);
+  // Grows every worker's scratch reservation to what partitions of `cost` need (may wait). With
+  // `what` (the source) set: Error, before anything is reserved, when such a partition could
+  // never fit in the budget beside the grown scratch.
+  void fit_worker_scratch(const PartitionCost& cost, const std::string& what);
 
   EngineConfig cfg_;
   mem::MemoryBudget budget_;
@@ -166,6 +198,10 @@ class Engine {
   EngineStats stats_;
 
   std::unique_ptr<Queue> gpu_q_, g2_q_, final_q_;
+  // One scratch reservation per worker of each stage (tag scratch), and what each holds.
+  mutable std::mutex scratch_mu_;  // serializes growth (submit) and shutdown
+  std::vector<mem::Reservation> synth_scratch_, gpu_scratch_, g2_scratch_;
+  EngineConfig held_scratch_;  // only its *_scratch fields: per-worker bytes held now
   std::vector<std::jthread> threads_;
 };
 

@@ -176,6 +176,26 @@ Engine<E>::Engine(EngineConfig cfg, std::shared_ptr<GpuStage<E>> gpu,
       gpu_(std::move(gpu)),
       g2_(std::move(g2)) {
   if (!gpu_ || !g2_) throw Error("pipeline: the engine needs a GPU stage and a G2 stage");
+  // The workers' scratch, before any work: if it does not fit, the engine does not start.
+  {
+    PartitionCost want;
+    want.synth_scratch = cfg_.synth_scratch;
+    want.g1_scratch = cfg_.gpu_scratch;
+    want.g2_scratch = cfg_.g2_scratch;
+    if (cfg_.worker_scratch() > budget_.capacity())
+      throw Error(fmt::format(
+          "pipeline: the workers' scratch ({}: {} synthesis × {}, {} GPU × {}, {} G2 × {}) does "
+          "not fit the host budget {}",
+          mem::format_bytes(cfg_.worker_scratch()), cfg_.synthesis_workers,
+          mem::format_bytes(cfg_.synth_scratch), cfg_.gpu_workers,
+          mem::format_bytes(cfg_.gpu_worker_scratch()), cfg_.g2_workers,
+          mem::format_bytes(cfg_.g2_worker_scratch()), mem::format_bytes(budget_.capacity())));
+    synth_scratch_.resize(cfg_.synthesis_workers);
+    gpu_scratch_.resize(cfg_.gpu_workers);
+    g2_scratch_.resize(cfg_.g2_workers);
+    held_scratch_.split_g2 = cfg_.split_g2;
+    fit_worker_scratch(want, "");
+  }
   gpu_q_ = std::make_unique<Queue>(cfg_.gpu_queue, mem::Tag::gpu);
   g2_q_ = std::make_unique<Queue>(cfg_.g2_queue, mem::Tag::g2);
   final_q_ = std::make_unique<Queue>(cfg_.final_queue, mem::Tag::finalize);
@@ -190,6 +210,11 @@ Engine<E>::Engine(EngineConfig cfg, std::shared_ptr<GpuStage<E>> gpu,
 
 template <class E>
 Engine<E>::~Engine() {
+  shutdown();
+}
+
+template <class E>
+void Engine<E>::shutdown() {
   std::vector<std::shared_ptr<Job>> running;
   {
     std::lock_guard lk(mu_);
@@ -201,6 +226,58 @@ Engine<E>::~Engine() {
   for (auto& j : running) fail(*j, "the engine shut down");
   for (Queue* q : {gpu_q_.get(), g2_q_.get(), final_q_.get()}) q->shutdown();  // items die here
   threads_.clear();  // joins; each worker drops what it held
+  // No worker runs a stage any more: their scratch goes back.
+  std::lock_guard lk(scratch_mu_);
+  for (auto* v : {&synth_scratch_, &gpu_scratch_, &g2_scratch_})
+    for (auto& r : *v) r.reset();
+  held_scratch_.synth_scratch = held_scratch_.gpu_scratch = held_scratch_.g2_scratch = 0;
+}
+
+template <class E>
+std::uint64_t Engine<E>::worker_scratch_bytes() const {
+  std::lock_guard lk(scratch_mu_);
+  std::uint64_t n = 0;
+  for (auto* v : {&synth_scratch_, &gpu_scratch_, &g2_scratch_})
+    for (auto& r : *v) n += r.bytes();
+  return n;
+}
+
+template <class E>
+void Engine<E>::fit_worker_scratch(const PartitionCost& cost, const std::string& what) {
+  std::lock_guard lk(scratch_mu_);
+  EngineConfig want = cfg_;  // the worker counts
+  want.synth_scratch = held_scratch_.synth_scratch;
+  want.gpu_scratch = held_scratch_.gpu_scratch;
+  want.g2_scratch = held_scratch_.g2_scratch;
+  want.fit_scratch(cost);
+  const std::uint64_t scratch = want.worker_scratch();
+  if (!what.empty() && (scratch > budget_.capacity() || cost.life() > budget_.capacity() - scratch))
+    throw Error(fmt::format(
+        "{}: one partition needs {} for its life (z {}, a/b/c {}, G2 input {}) beside the "
+        "workers' stage scratch {} (per worker: synthesis {}, GPU {}, G2 {}); the whole host "
+        "budget is {}",
+        what, mem::format_bytes(cost.life()), mem::format_bytes(cost.z),
+        mem::format_bytes(cost.abc), mem::format_bytes(cost.g2_input), mem::format_bytes(scratch),
+        mem::format_bytes(want.synth_scratch), mem::format_bytes(want.gpu_worker_scratch()),
+        mem::format_bytes(want.g2_worker_scratch()), mem::format_bytes(budget_.capacity())));
+  // Grow each worker's reservation by the difference. Served ahead of admissions (priority 1):
+  // admitted partitions never wait for memory, so they drain and this wait ends.
+  auto grow = [&](std::vector<mem::Reservation>& v, std::uint64_t have, std::uint64_t need) {
+    if (need <= have) return;
+    for (auto& r : v) {
+      mem::Reservation more = budget_.reserve(need - have, mem::Tag::scratch, {}, 1);
+      if (r.empty())
+        r = std::move(more);
+      else
+        r.absorb(std::move(more));
+    }
+  };
+  grow(synth_scratch_, held_scratch_.synth_scratch, want.synth_scratch);
+  grow(gpu_scratch_, held_scratch_.gpu_worker_scratch(), want.gpu_worker_scratch());
+  grow(g2_scratch_, held_scratch_.g2_worker_scratch(), want.g2_worker_scratch());
+  held_scratch_.synth_scratch = want.synth_scratch;
+  held_scratch_.gpu_scratch = want.gpu_scratch;
+  held_scratch_.g2_scratch = want.g2_scratch;
 }
 
 template <class E>
@@ -235,14 +312,13 @@ std::uint64_t Engine<E>::submit(JobSpec<E> spec) {
   job->cost = cost_of(spec);
   if (spec.partitions == 0)
     throw Error(fmt::format("{}: a job of 0 partitions", spec.source->describe()));
-  if (job->cost.life() > budget_.capacity())
-    throw Error(fmt::format(
-        "{}: one partition needs {} for its life (z {}, a/b/c {}, G2 input {}, scratch {}), more "
-        "than the whole host budget {}",
-        spec.source->describe(), mem::format_bytes(job->cost.life()),
-        mem::format_bytes(job->cost.z), mem::format_bytes(job->cost.abc),
-        mem::format_bytes(job->cost.g2_input), mem::format_bytes(job->cost.scratch()),
-        mem::format_bytes(budget_.capacity())));
+  {
+    std::lock_guard lk(mu_);
+    if (shutting_down_) throw Error("pipeline: the engine is shutting down");
+  }
+  // Before any of the job's partitions can be claimed: the workers can run its stages (Error if
+  // a partition could never fit beside the workers' scratch).
+  fit_worker_scratch(job->cost, spec.source->describe());
   job->prover = std::make_unique<Prover<E>>(spec.key, gpu_, g2_, cfg_.buffers);
   job->proofs.resize(spec.partitions);
   job->publics.resize(spec.partitions);

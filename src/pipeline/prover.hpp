@@ -10,16 +10,16 @@
 // Memory (who owns what, when it dies):
 //   * The admission reservation pays for the partition's whole life (PartitionCost::life) before
 //     anything is allocated. synthesize() cuts it into shares: one per buffer (Buffer::carve; each
-//     goes back to the budget when its buffer is unmapped), one for the stages' heap scratch (tag
-//     `scratch`, travels with the item), and the rest, which pays for the compact G2 input and the
-//     small results later.
+//     goes back to the budget when its buffer is unmapped) and the rest, which pays for the
+//     compact G2 input and the small results later. The stages' heap scratch is paid by the
+//     workers that run them (one reservation per worker, engine.hpp), not by the partition.
 //   * start() makes the compact G2 input (its own buffer, carved from the rest) and hands z, a, b,
 //   c
 //     *by value* to the GPU stage, which frees each as soon as it is dead; when start() returns
-//     they are gone, and so is the scratch share the G2 stage will not need.
-//   * A PendingProof owns only: the compact G2 input, the G2 scratch share, the small results
-//     (G1 sums, public inputs) with their share, and r, s. Never a pointer into z, a, b, c.
-//   * run_g2 frees the compact input and the scratch share; finish() frees the rest.
+//     they are gone.
+//   * A PendingProof owns only: the compact G2 input, the small results (G1 sums, public inputs)
+//     with their share, and r, s. Never a pointer into z, a, b, c.
+//   * run_g2 frees the compact input; finish() frees the rest.
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -63,14 +63,12 @@ struct PartitionCost {
   std::uint64_t g2_scratch = 0;     // the G2 stage's MSM scratch
   std::size_t n_dense = 0;          // B-dense wires: the length of the G2 input
 
-  // One scratch share serves the stages one after the other.
-  std::uint64_t scratch() const;
-  // Everything the partition will ever hold; reserved at admission.
+  // Everything the partition will ever hold (its buffers and results); reserved at admission.
+  // The stages' scratch is not in it: the workers hold that (EngineConfig::fit_scratch).
   std::uint64_t life() const;
   // Held from the end of the GPU stage until the G2 stage ends / until finalize ends.
-  std::uint64_t after_gpu() const { return g2_input + g2_scratch + result; }
-  // The memory model's view (mem/model.hpp): the scratch the GPU stage drops goes with a, b, c,
-  // the G2 scratch with the G2 input, so that life_cost(model_bytes()) == life().
+  std::uint64_t after_gpu() const { return g2_input + result; }
+  // The memory model's view (mem/model.hpp): life_cost(model_bytes()) == life().
   mem::PartitionBytes model_bytes() const;
 };
 
@@ -86,8 +84,7 @@ template <class E>
 struct Synthesized {
   using Fr = typename E::Fr;
   std::size_t index = 0;
-  mem::Reservation rest;     // the admission share not yet carved (G2 input + results)
-  mem::Reservation scratch;  // the stages' heap scratch (tag scratch)
+  mem::Reservation rest;  // the admission share not yet carved (G2 input + results)
   mem::Buffer<Fr> z, a, b, c;
 };
 
@@ -101,7 +98,6 @@ struct PendingProof {
 
   std::size_t index = 0;
   mem::Reservation result;   // pays for the small results below
-  mem::Reservation scratch;  // the G2 stage's scratch share (until run_g2 ends)
   mem::Buffer<Fr> g2_input;  // compact B-dense scalars (until run_g2 ends)
   std::vector<Fr> publics;   // z[1..n_public]
   zk::G1Results<E> g1;
@@ -109,9 +105,7 @@ struct PendingProof {
   Fr r, s;  // the randomizers (secret)
 
   // Bytes this pending proof holds in the books now.
-  std::uint64_t held_bytes() const {
-    return result.bytes() + scratch.bytes() + g2_input.reservation().bytes();
-  }
+  std::uint64_t held_bytes() const { return result.bytes() + g2_input.reservation().bytes(); }
 };
 
 // The GPU stage seam. The CPU implementation runs zk's g1 stage; a CUDA backend plugs in here.
@@ -161,7 +155,7 @@ class Prover {
 
   // The GPU stage. r and s are drawn here from the OS CSPRNG and kept by the pending proof.
   PendingProof<E> start(Synthesized<E>&& part, const PartitionCost& cost);
-  // The G2 stage; frees the compact input and its scratch share. Idempotent.
+  // The G2 stage; frees the compact input. Idempotent.
   void run_g2(PendingProof<E>& p);
   // Joins the G2 result (running the stage if needed), assembles, verifies (Error if the proof
   // does not verify, naming `what`), and frees everything the pending proof held.

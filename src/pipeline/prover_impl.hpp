@@ -126,7 +126,6 @@ Synthesized<E> Prover<E>::synthesize(const circuit::PartitionSource<Fr>& source,
   s.a = mem::Buffer<Fr>::carve(admission, shape.domain_size, opts_);
   s.b = mem::Buffer<Fr>::carve(admission, shape.domain_size, opts_);
   s.c = mem::Buffer<Fr>::carve(admission, shape.domain_size, opts_);
-  s.scratch = admission.split(cost.scratch(), mem::Tag::scratch);
   s.rest = std::move(admission);
   source.synthesize(index, s.z.span(), s.a.span(), s.b.span(), s.c.span(), stop);
   if (!stop.stop_requested() && (s.z.size() == 0 || !s.z[0].is_one()))
@@ -136,7 +135,7 @@ Synthesized<E> Prover<E>::synthesize(const circuit::PartitionSource<Fr>& source,
 }
 
 template <class E>
-PendingProof<E> Prover<E>::start(Synthesized<E>&& part, const PartitionCost& cost) {
+PendingProof<E> Prover<E>::start(Synthesized<E>&& part, const PartitionCost& /*cost*/) {
   const auto& pk = *key_->pk;
   PendingProof<E> p;
   p.index = part.index;
@@ -151,9 +150,6 @@ PendingProof<E> Prover<E>::start(Synthesized<E>&& part, const PartitionCost& cos
   // The GPU stage takes z, a, b, c and frees them; they are gone when it returns.
   p.g1 =
       gpu_->run(*key_, std::move(part.z), std::move(part.a), std::move(part.b), std::move(part.c));
-  // Of the scratch share, keep what the G2 stage needs.
-  p.scratch = std::move(part.scratch);
-  if (p.scratch.bytes() > cost.g2_scratch) p.scratch.release(p.scratch.bytes() - cost.g2_scratch);
   return p;
 }
 
@@ -162,7 +158,6 @@ void Prover<E>::run_g2(PendingProof<E>& p) {
   if (p.b2) return;
   p.b2 = g2_->run(*key_, p.g2_input.span());
   p.g2_input.reset();
-  p.scratch.reset();
 }
 
 template <class E>

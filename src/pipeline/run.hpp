@@ -51,7 +51,9 @@ struct RunReport {
   std::uint64_t predicted_peak = 0;  // measured baseline + prediction (capped by the budget)
   mem::Verdict verdict;
   std::uint64_t books_peak = 0;
-  mem::BudgetBooks books;  // at the end of the run: per-stage peaks (tags[t].peak)
+  std::uint64_t worker_scratch = 0;        // the workers' scratch reservations (whole run)
+  std::uint64_t books_after_shutdown = 0;  // what the budget held after the engine shut down
+  mem::BudgetBooks books;                  // at the end of the run: per-stage peaks (tags[t].peak)
   std::vector<std::string> files;
 };
 
