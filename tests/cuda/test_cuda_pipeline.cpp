@@ -147,6 +147,9 @@ TEST(CudaPipeline, EngineProofsOnTheCudaStagesVerify) {
     auto id1 = engine.submit({bc.source(1), bc.key, 3});
     expect_verified(engine.wait(id0), *bc.key, 3);
     expect_verified(engine.wait(id1), *bc.key, 3);
+    // Only the workers' scratch is still held; shutdown gives it back.
+    EXPECT_EQ(engine.budget().books().used, engine.worker_scratch_bytes());
+    engine.shutdown();
     EXPECT_EQ(engine.budget().books().used, 0u);
   }
   // The key went up once for all partitions and jobs; evict gives its device bytes back.
@@ -225,6 +228,8 @@ TEST(CudaPipeline, WrongWitnessIsRejected) {
   EXPECT_FALSE(r.ok);
   EXPECT_NE(r.error.find("partition 1"), std::string::npos) << r.error;
   EXPECT_NE(r.error.find("does not verify"), std::string::npos) << r.error;
+  EXPECT_EQ(engine.budget().books().used, engine.worker_scratch_bytes());
+  engine.shutdown();
   EXPECT_EQ(engine.budget().books().used, 0u);
 }
 
