@@ -200,6 +200,29 @@ SimConfig short_held_run() {
 
 std::uint64_t above(const Verdict& v) { return v.peak > v.baseline ? v.peak - v.baseline : 0; }
 
+// The verdict of a simulator run. Under AddressSanitizer the runtime keeps per-thread bookkeeping
+// (allocator caches, thread records) for the simulator's worker threads after they have exited:
+// 16-19 MiB of RSS that never returns, measured on the 2-core VM with the same code passing at the
+// default 16 MiB tolerance in optimised builds. There the leak tolerance is 32 MiB (still far
+// below one 32 MiB partition, so a partition that did not come back is still a leak).
+Verdict judged(const SimResult& r) {
+#if defined(__SANITIZE_ADDRESS__)
+  constexpr bool kAsan = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+  constexpr bool kAsan = true;
+#else
+  constexpr bool kAsan = false;
+#endif
+#else
+  constexpr bool kAsan = false;
+#endif
+  if (!kAsan) return r.verdict;
+  VerdictOptions o;
+  o.tolerance = std::max<std::uint64_t>(32 * MiB, r.verdict.tolerance);
+  return analyze(r.timeline, o);
+}
+
 }  // namespace
 
 // One test, three runs in sequence: simulator runs compete for the same two cores and for page
@@ -207,6 +230,7 @@ std::uint64_t above(const Verdict& v) { return v.peak > v.baseline ? v.peak - v.
 TEST(MemSim, SplitproveStaysAtTheModelHeldAccumulatesABudgetBoundsIt) {
   // splitprove: the peak is the model's prediction.
   SimResult r = run_simulation(short_run(Policy::splitprove));
+  r.verdict = judged(r);
   const double model = double(r.needs.work_bytes);
   const double peak = double(above(r.verdict));
   EXPECT_NEAR(peak, model, 0.10 * model)
@@ -218,6 +242,7 @@ TEST(MemSim, SplitproveStaysAtTheModelHeldAccumulatesABudgetBoundsIt) {
 
   // Held until finalize: the same kind of pipeline piles up whole partitions behind G2.
   SimResult held = run_simulation(short_held_run());
+  held.verdict = judged(held);
   EXPECT_EQ(held.verdict.verdict, VerdictClass::accumulation) << held.verdict.reason;
   EXPECT_GT(above(held.verdict), 7 * held.needs.work_bytes / 5)
       << "peak above baseline " << format_bytes(above(held.verdict)) << ", model "
@@ -229,6 +254,7 @@ TEST(MemSim, SplitproveStaysAtTheModelHeldAccumulatesABudgetBoundsIt) {
   c.pipeline.partitions_per_job = 6;
   c.pipeline.budget = 3 * life_cost(c.pipeline.partition, c.policy);
   SimResult b = run_simulation(c);
+  b.verdict = judged(b);
   EXPECT_LE(b.books_peak, c.pipeline.budget);
   EXPECT_LE(above(b.verdict), c.pipeline.budget + 8 * MiB);
   EXPECT_EQ(b.verdict.verdict, VerdictClass::bounded) << b.verdict.reason;
