@@ -67,8 +67,9 @@ void run_prove_batch(const ProveBatchArgs& a) {
   auto same = [&](const std::string& f) {
     const zk::CurveId c = io::detect_curve(f);
     if (c != curve)
-      throw Error(fmt::format("prove: {} is for {} but {} is for {}: both must be for the same curve",
-                              a.zkey, zk::curve_name(curve), f, zk::curve_name(c)));
+      throw Error(
+          fmt::format("prove: {} is for {} but {} is for {}: both must be for the same curve",
+                      a.zkey, zk::curve_name(curve), f, zk::curve_name(c)));
   };
   for (const auto& w : a.witnesses) same(w);
   if (!a.r1cs.empty()) same(a.r1cs);

@@ -224,8 +224,8 @@ FrNttOf<HostFr>::FrNttOf(DevicePool& pool, unsigned log_size) : pool_(pool), k_(
     }
     // The odd coset's shift as poly::Domain::odd_coset_shift picks it (a 2^(k+1)-th root of
     // unity, or g^2 where 2^k is the whole two-adic subgroup: BN254 at 2^28).
-    const HostFr shift = k_ < HostFr::S ? HostFr::root_of_unity(k_ + 1)
-                                        : HostFr::smallest_non_residue().square();
+    const HostFr shift =
+        k_ < HostFr::S ? HostFr::root_of_unity(k_ + 1) : HostFr::smallest_non_residue().square();
     odd_tables_ = scale_tables(n_inv_, shift);
   });
 }
@@ -302,7 +302,7 @@ void FrNttOf<HostFr>::intt(HostFr* d, poly::Order order, CUstream_st* stream) co
 
 template <class HostFr>
 void FrNttOf<HostFr>::coset_ntt(HostFr* d, const HostFr& shift, poly::Order order,
-                      CUstream_st* stream) const {
+                                CUstream_st* stream) const {
   using DFr = typename DevFr<HostFr>::type;
   if (shift.is_zero()) throw Error("cuda::FrNtt::coset_ntt: the coset shift is zero");
   DeviceBlock t = scale_tables(HostFr::one(), shift);
@@ -313,7 +313,7 @@ void FrNttOf<HostFr>::coset_ntt(HostFr* d, const HostFr& shift, poly::Order orde
 
 template <class HostFr>
 void FrNttOf<HostFr>::coset_intt(HostFr* d, const HostFr& shift, poly::Order order,
-                       CUstream_st* stream) const {
+                                 CUstream_st* stream) const {
   using DFr = typename DevFr<HostFr>::type;
   if (shift.is_zero()) throw Error("cuda::FrNtt::coset_intt: the coset shift is zero");
   DeviceBlock t = scale_tables(n_inv_, shift.inverse());
@@ -331,7 +331,8 @@ void FrNttOf<HostFr>::to_odd_coset(HostFr* d, CUstream_st* stream) const {
 }
 
 template <class HostFr>
-void FrNttOf<HostFr>::ab_minus_c_on_odd_coset(HostFr* a, HostFr* b, HostFr* c, CUstream_st* stream) const {
+void FrNttOf<HostFr>::ab_minus_c_on_odd_coset(HostFr* a, HostFr* b, HostFr* c,
+                                              CUstream_st* stream) const {
   to_odd_coset(a, stream);
   to_odd_coset(b, stream);
   to_odd_coset(c, stream);
@@ -342,7 +343,7 @@ void FrNttOf<HostFr>::ab_minus_c_on_odd_coset(HostFr* a, HostFr* b, HostFr* c, C
 
 template <class HostFr>
 void FrNttOf<HostFr>::ntt_host(std::span<HostFr> a, poly::Order order, bool inverse,
-                     const HostFr* coset_shift) const {
+                               const HostFr* coset_shift) const {
   with_context("cuda::FrNtt::ntt_host", [&] {
     if (a.size() != size())
       throw Error("input has " + std::to_string(a.size()) + " elements, the domain has 2^" +
@@ -360,7 +361,8 @@ void FrNttOf<HostFr>::ntt_host(std::span<HostFr> a, poly::Order order, bool inve
 }
 
 template <class HostFr>
-void FrNttOf<HostFr>::ab_minus_c_host(std::span<HostFr> a, std::span<HostFr> b, std::span<HostFr> c) const {
+void FrNttOf<HostFr>::ab_minus_c_host(std::span<HostFr> a, std::span<HostFr> b,
+                                      std::span<HostFr> c) const {
   with_context("cuda::FrNtt::ab_minus_c_host", [&] {
     for (auto* v : {&a, &b, &c})
       if (v->size() != size())

@@ -1,9 +1,9 @@
 #pragma once
-// Number-theoretic transforms over a curve's Fr (BLS12-381, BN254) on the GPU, and the Groth16 H step built on them.
-// The same transforms and conventions as poly::Domain (src/poly/domain.hpp): ω =
-// Fr::root_of_unity(k), the forward transform maps coefficients to evaluations at ω^i, the inverse
-// includes 1/n, a coset transform with shift g evaluates at g·ω^i, and poly::Order names the input
-// and output orders.
+// Number-theoretic transforms over a curve's Fr (BLS12-381, BN254) on the GPU, and the Groth16 H
+// step built on them. The same transforms and conventions as poly::Domain (src/poly/domain.hpp): ω
+// = Fr::root_of_unity(k), the forward transform maps coefficients to evaluations at ω^i, the
+// inverse includes 1/n, a coset transform with shift g evaluates at g·ω^i, and poly::Order names
+// the input and output orders.
 //
 // How (ntt.cu): radix-2 butterflies, grouped so that one kernel runs up to 10 consecutive stages on
 // a tile of 1024 elements in shared memory (3 passes over the data at 2^24, 4 at 2^26). Forward and

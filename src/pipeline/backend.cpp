@@ -77,8 +77,8 @@ Backend<E> make_backend(const BackendRequest& req) {
   return cpu;
 }
 
-#define SPLITPROVE_BACKEND_INSTANTIATE(E)                                  \
-  template struct Backend<E>;                                              \
+#define SPLITPROVE_BACKEND_INSTANTIATE(E)                                    \
+  template struct Backend<E>;                                                \
   template void register_device_backend<E>(std::string, BackendProvider<E>); \
   template Backend<E> make_backend<E>(const BackendRequest&);
 SPLITPROVE_FOR_EACH_ENGINE(SPLITPROVE_BACKEND_INSTANTIATE)
