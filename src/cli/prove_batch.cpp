@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "io/curve_id.hpp"
 #include "io/json.hpp"
 #include "io/r1cs.hpp"
 #include "io/wtns.hpp"
@@ -16,11 +17,11 @@
 #include "splitprove/error.hpp"
 
 namespace splitprove::cli {
+namespace {
 
-void run_prove_batch(const ProveBatchArgs& a) {
-  using E = zk::Bls12_381;
+template <class E>
+void prove_batch(const ProveBatchArgs& a) {
   const auto t0 = std::chrono::steady_clock::now();
-  if (a.witnesses.empty()) throw Error("prove: --out-dir needs at least one witness after the key");
   // As in the single form: the verifying-key points are subgroup-checked by the reader's caller
   // through verification of every proof; the bulk point vectors are checked on the curve.
   io::ZkeyReadOptions ro;
@@ -55,6 +56,24 @@ void run_prove_batch(const ProveBatchArgs& a) {
                  n, a.zkey.c_str(),
                  std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
                  a.out_dir.c_str());
+}
+
+}  // namespace
+
+void run_prove_batch(const ProveBatchArgs& a) {
+  if (a.witnesses.empty()) throw Error("prove: --out-dir needs at least one witness after the key");
+  // The curve is the key's (its primes); every witness (and the circuit) must be for it too.
+  const zk::CurveId curve = io::detect_curve(a.zkey);
+  auto same = [&](const std::string& f) {
+    const zk::CurveId c = io::detect_curve(f);
+    if (c != curve)
+      throw Error(
+          fmt::format("prove: {} is for {} but {} is for {}: both must be for the same curve",
+                      a.zkey, zk::curve_name(curve), f, zk::curve_name(c)));
+  };
+  for (const auto& w : a.witnesses) same(w);
+  if (!a.r1cs.empty()) same(a.r1cs);
+  zk::with_engine(curve, [&](auto e) { prove_batch<decltype(e)>(a); });
 }
 
 }  // namespace splitprove::cli

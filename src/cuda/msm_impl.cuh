@@ -25,43 +25,51 @@ namespace splitprove::cuda {
 namespace msm_detail {
 namespace {  // the kernels are compiled once per curve's translation unit
 
-using DFr = Fr;
-using HostFr = bls12_381::Fr;
 constexpr uint32_t kSentinel = 0xffffffffu;
 constexpr unsigned kOnesThreads = 128;
 constexpr unsigned kOnesBlocks = 1024;
 
-// Host <-> device coordinates (Montgomery limbs, back to back).
-inline void put_field(const bls12_381::Fp& x, uint64_t* out) {
-  std::memcpy(out, x.mont().data(), 48);
+// Host <-> device coordinates (Montgomery limbs, back to back): a prime field's limbs, or an
+// extension's coefficients c0 then c1, for any curve's host fields.
+template <class HF>
+inline void put_field(const HF& x, uint64_t* out) {
+  if constexpr (requires(const HF& f) { f.c1; }) {
+    put_field(x.c0, out);
+    put_field(x.c1, out + sizeof(x.c0) / 8);
+  } else {
+    std::memcpy(out, x.mont().data(), sizeof(HF));
+  }
 }
-inline void put_field(const bls12_381::Fp2& x, uint64_t* out) {
-  put_field(x.c0, out);
-  put_field(x.c1, out + 6);
-}
-inline void get_field(const uint64_t* in, bls12_381::Fp& x) {
-  bls12_381::Fp::Repr r;
-  std::memcpy(r.data(), in, 48);
-  x = bls12_381::Fp::from_mont(r);
-}
-inline void get_field(const uint64_t* in, bls12_381::Fp2& x) {
-  get_field(in, x.c0);
-  get_field(in + 6, x.c1);
+template <class HF>
+inline void get_field(const uint64_t* in, HF& x) {
+  if constexpr (requires(const HF& f) { f.c1; }) {
+    get_field(in, x.c0);
+    get_field(in + sizeof(x.c0) / 8, x.c1);
+  } else {
+    typename HF::Repr r;
+    std::memcpy(r.data(), in, sizeof(HF));
+    x = HF::from_mont(r);
+  }
 }
 
+// The device types of a curve group C: F its coordinates (products called, for compile time),
+// Fr its scalars. BLS12-381's here; another curve's beside its instantiation (msm_<curve>_*.cu).
 template <class C>
 struct DevCurve;
 template <>
 struct DevCurve<bls12_381::G1> {
   using F = FpNoinline;
+  using Fr = cuda::Fr;
   static constexpr const char* name = "cuda::msm<G1>";
 };
 template <>
 struct DevCurve<bls12_381::G2> {
   using F = Fp2NoinlineDev;
+  using Fr = cuda::Fr;
   static constexpr const char* name = "cuda::msm<G2>";
 };
 
+template <class DFr>
 __device__ __forceinline__ bool canonical_is_one(const DFr& s) {
   uint32_t acc = s.v[0] ^ 1u;
 #pragma unroll
@@ -71,6 +79,7 @@ __device__ __forceinline__ bool canonical_is_one(const DFr& s) {
 
 // One warp covers 32 consecutive scalars, so lane i's "is one" bit lands in bit i of one bitmap
 // word. flags[i] = 1 for a tail scalar. counts: [0] zeros, [1] ones. bad: the first index >= r.
+template <class DFr>
 __global__ void classify_kernel(const DFr* s, uint32_t n, bool mont, bool split, uint32_t* bitmap,
                                 uint32_t* flags, unsigned long long* counts,
                                 unsigned long long* bad) {
@@ -129,6 +138,7 @@ __global__ void __launch_bounds__(kOnesThreads)
 
 // Signed c-bit digits of the tail scalars: key (window << (c-1)) | (|d| - 1), value
 // (index << 1) | (d < 0); a zero digit gets the sentinel key, which sorts after every real key.
+template <class DFr>
 __global__ void digits_kernel(const DFr* s, bool mont, const uint32_t* tail, uint32_t m, unsigned c,
                               unsigned windows, uint32_t* keys, uint32_t* vals) {
   const uint32_t half = 1u << (c - 1);
@@ -398,6 +408,7 @@ typename C::Jacobian msm(DevicePool& pool, const DeviceBases<C>& bases, const vo
                          CUstream_st* stream) {
   using namespace msm_detail;
   using F = typename DevCurve<C>::F;
+  using DFr = typename DevCurve<C>::Fr;
   using Affine = AffinePoint<F>;
   using Xyzz = XyzzPoint<F>;
   using HXyzz = typename C::Xyzz;

@@ -1,4 +1,5 @@
-// GPU NTT over BLS12-381 Fr (cuda/ntt.hpp).
+// GPU NTT over a curve's Fr (cuda/ntt.hpp): written once over the field, instantiated at the end
+// of this file for BLS12-381 and BN254.
 //
 // A pass runs r consecutive radix-2 stages (half-sizes 2^e, e in [e_lo, e_lo + r)) on tiles of
 // 2^kTileLog elements in shared memory. An element index x splits into
@@ -13,23 +14,33 @@
 #include <vector>
 
 #include "cuda/ff.cuh"
+#include "cuda/ff_bn254.cuh"
 #include "cuda/kernels.cuh"
 #include "cuda/ntt.hpp"
 #include "cuda/runtime.cuh"
 
 namespace splitprove::cuda {
 
-using HostFr = bls12_381::Fr;
-using DFr = Fr;  // the device field (cuda::Fr), products inlined
-static_assert(sizeof(HostFr) == sizeof(DFr), "host and device Fr share a layout");
-
 namespace {
+
+// The device field (products inlined) of a host scalar field.
+template <class HostFr>
+struct DevFr;
+template <>
+struct DevFr<bls12_381::Fr> {
+  using type = Fr;
+};
+template <>
+struct DevFr<bn254::Fr> {
+  using type = bn254_dev::Fr;
+};
 
 constexpr unsigned kTileLog = 10;  // 1024 elements = 32 KiB of shared memory per block
 constexpr unsigned kMaxUpperStages = kTileLog - 3;  // upper passes keep L >= 8
 constexpr unsigned kScaleLoBits = 14;  // factor(idx) = lo[idx mod 2^14] · hi[idx >> 14], idx < 2^28
 constexpr uint32_t kScaleTable = 1u << kScaleLoBits;
 
+template <class DFr>
 struct ScaleDev {
   const DFr* lo = nullptr;  // null: no scaling
   const DFr* hi = nullptr;
@@ -40,15 +51,16 @@ __device__ __forceinline__ uint32_t brev(uint32_t x, unsigned log_n) {
   return __brev(x) >> (32 - log_n);
 }
 
-__device__ __forceinline__ DFr scale_factor(const ScaleDev& s, uint32_t x, unsigned log_n) {
+template <class DFr>
+__device__ __forceinline__ DFr scale_factor(const ScaleDev<DFr>& s, uint32_t x, unsigned log_n) {
   const uint32_t idx = s.bitrev ? brev(x, log_n) : x;
   return DFr::load(s.lo + (idx & (kScaleTable - 1))) * DFr::load(s.hi + (idx >> kScaleLoBits));
 }
 
-template <bool kDit>
+template <bool kDit, class DFr>
 __global__ void __launch_bounds__(256)
     ntt_pass(DFr* data, const DFr* tw, unsigned log_n, unsigned e_lo, unsigned r, unsigned log_tile,
-             ScaleDev pre, ScaleDev post) {
+             ScaleDev<DFr> pre, ScaleDev<DFr> post) {
   __shared__ uint4 smem[(1u << kTileLog) * sizeof(DFr) / sizeof(uint4)];
   DFr* tile = reinterpret_cast<DFr*>(smem);
   const unsigned log_l = min(e_lo, log_tile - r);
@@ -107,6 +119,7 @@ __global__ void __launch_bounds__(256)
   }
 }
 
+template <class DFr>
 __global__ void bitrev_kernel(DFr* d, unsigned log_n) {
   const uint32_t n = 1u << log_n;
   for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
@@ -120,6 +133,7 @@ __global__ void bitrev_kernel(DFr* d, unsigned log_n) {
 }
 
 // tw[half + j] = w^j for j < half, from p0[j mod 2^10]·p1[(j >> 10) mod 2^10]·p2[j >> 20].
+template <class DFr>
 __global__ void twiddle_top_kernel(DFr* tw, uint32_t half, const DFr* p) {
   for (uint32_t j = blockIdx.x * blockDim.x + threadIdx.x; j < half; j += gridDim.x * blockDim.x)
     (DFr::load(p + (j & 1023)) * DFr::load(p + 1024 + ((j >> 10) & 1023)) *
@@ -127,6 +141,7 @@ __global__ void twiddle_top_kernel(DFr* tw, uint32_t half, const DFr* p) {
         .store(tw + half + j);
 }
 // tw[h + j] = ω_2h^j = ω_n^(j·n/2h) = tw[half + j·(half/h)] for h < half.
+template <class DFr>
 __global__ void twiddle_lower_kernel(DFr* tw, uint32_t half) {
   for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x + 1; i < half;
        i += gridDim.x * blockDim.x) {
@@ -135,6 +150,7 @@ __global__ void twiddle_lower_kernel(DFr* tw, uint32_t half) {
   }
 }
 
+template <class DFr>
 __global__ void ab_minus_c_kernel(DFr* a, const DFr* b, const DFr* c, uint32_t n) {
   for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
     (DFr::load(a + i) * DFr::load(b + i) - DFr::load(c + i)).store(a + i);
@@ -157,16 +173,24 @@ std::vector<std::pair<unsigned, unsigned>> pass_plan(unsigned k) {
   return g;
 }
 
-DFr* dev(HostFr* p) { return reinterpret_cast<DFr*>(p); }
+template <class HostFr>
+typename DevFr<HostFr>::type* dev(HostFr* p) {
+  static_assert(sizeof(HostFr) == sizeof(typename DevFr<HostFr>::type),
+                "host and device Fr share a layout");
+  return reinterpret_cast<typename DevFr<HostFr>::type*>(p);
+}
 
 }  // namespace
 
-struct FrNtt::Scale {
+template <class HostFr>
+struct FrNttOf<HostFr>::Scale {
   const void* lo = nullptr;  // device tables (scale_tables)
   const void* hi = nullptr;
 };
 
-FrNtt::FrNtt(DevicePool& pool, unsigned log_size) : pool_(pool), k_(log_size) {
+template <class HostFr>
+FrNttOf<HostFr>::FrNttOf(DevicePool& pool, unsigned log_size) : pool_(pool), k_(log_size) {
+  using DFr = typename DevFr<HostFr>::type;
   if (log_size < 1 || log_size > kMaxLogSize)
     throw Error("cuda::FrNtt: size 2^" + std::to_string(log_size) + " is outside 2^1..2^" +
                 std::to_string(kMaxLogSize));
@@ -198,12 +222,17 @@ FrNtt::FrNtt(DevicePool& pool, unsigned log_size) : pool_(pool), k_(log_size) {
       }
       SPLITPROVE_CUDA_CHECK(cudaDeviceSynchronize());  // pw's host copy dies with this loop turn
     }
-    odd_tables_ = scale_tables(n_inv_, HostFr::root_of_unity(k_ + 1));
+    // The odd coset's shift as poly::Domain::odd_coset_shift picks it (a 2^(k+1)-th root of
+    // unity, or g^2 where 2^k is the whole two-adic subgroup: BN254 at 2^28).
+    const HostFr shift =
+        k_ < HostFr::S ? HostFr::root_of_unity(k_ + 1) : HostFr::smallest_non_residue().square();
+    odd_tables_ = scale_tables(n_inv_, shift);
   });
 }
 
 // lo[i] = g^i, hi[i] = c·g^(i·2^14), i < 2^14: factor(idx) = c·g^idx for idx < 2^28.
-DeviceBlock FrNtt::scale_tables(const HostFr& c, const HostFr& g) const {
+template <class HostFr>
+DeviceBlock FrNttOf<HostFr>::scale_tables(const HostFr& c, const HostFr& g) const {
   std::vector<HostFr> t(2 * kScaleTable);
   HostFr a = HostFr::one(), b = c;
   const HostFr step = g.pow(uint64_t(kScaleTable));
@@ -217,9 +246,11 @@ DeviceBlock FrNtt::scale_tables(const HostFr& c, const HostFr& g) const {
   return blk;
 }
 
-void FrNtt::run(HostFr* d, bool inverse, poly::Order order, const Scale* pre, const Scale* post,
-                CUstream_st* stream) const {
+template <class HostFr>
+void FrNttOf<HostFr>::run(HostFr* d, bool inverse, poly::Order order, const Scale* pre,
+                          const Scale* post, CUstream_st* stream) const {
   using poly::Order;
+  using DFr = typename DevFr<HostFr>::type;
   const auto plan = pass_plan(k_);
   const DFr* tw = (inverse ? tw_inv_ : tw_fwd_).as<DFr>();
   const unsigned log_tile = std::min(k_, kTileLog);
@@ -232,17 +263,17 @@ void FrNtt::run(HostFr* d, bool inverse, poly::Order order, const Scale* pre, co
     SPLITPROVE_CUDA_CHECK_LAUNCH();
   }
   auto mk = [&](const Scale* s, bool rev) {
-    ScaleDev r;
+    ScaleDev<DFr> r;
     if (s) r = {static_cast<const DFr*>(s->lo), static_cast<const DFr*>(s->hi), rev ? 1u : 0u};
     return r;
   };
   // Pre-scales see the input order of the pass (DIT: bit-reversed), post-scales its output order
   // (DIF: bit-reversed).
-  const ScaleDev pre_d = mk(pre, dit), post_d = mk(post, !dit);
+  const ScaleDev<DFr> pre_d = mk(pre, dit), post_d = mk(post, !dit);
   for (size_t i = 0; i < plan.size(); ++i) {
     const auto [e_lo, r] = dit ? plan[i] : plan[plan.size() - 1 - i];
-    const ScaleDev a = i == 0 ? pre_d : ScaleDev{};
-    const ScaleDev z = i + 1 == plan.size() ? post_d : ScaleDev{};
+    const ScaleDev<DFr> a = i == 0 ? pre_d : ScaleDev<DFr>{};
+    const ScaleDev<DFr> z = i + 1 == plan.size() ? post_d : ScaleDev<DFr>{};
     if (dit)
       ntt_pass<true><<<blocks, threads, 0, stream>>>(dev(d), tw, k_, e_lo, r, log_tile, a, z);
     else
@@ -255,19 +286,24 @@ void FrNtt::run(HostFr* d, bool inverse, poly::Order order, const Scale* pre, co
   }
 }
 
-void FrNtt::ntt(HostFr* d, poly::Order order, CUstream_st* stream) const {
+template <class HostFr>
+void FrNttOf<HostFr>::ntt(HostFr* d, poly::Order order, CUstream_st* stream) const {
   run(d, false, order, nullptr, nullptr, stream);
 }
 
-void FrNtt::intt(HostFr* d, poly::Order order, CUstream_st* stream) const {
+template <class HostFr>
+void FrNttOf<HostFr>::intt(HostFr* d, poly::Order order, CUstream_st* stream) const {
+  using DFr = typename DevFr<HostFr>::type;
   DeviceBlock t = scale_tables(n_inv_, HostFr::one());
   const Scale s{t.as<DFr>(), t.as<DFr>() + kScaleTable};
   run(d, true, order, nullptr, &s, stream);
   SPLITPROVE_CUDA_CHECK(cudaStreamSynchronize(stream));  // the tables in t die here
 }
 
-void FrNtt::coset_ntt(HostFr* d, const HostFr& shift, poly::Order order,
-                      CUstream_st* stream) const {
+template <class HostFr>
+void FrNttOf<HostFr>::coset_ntt(HostFr* d, const HostFr& shift, poly::Order order,
+                                CUstream_st* stream) const {
+  using DFr = typename DevFr<HostFr>::type;
   if (shift.is_zero()) throw Error("cuda::FrNtt::coset_ntt: the coset shift is zero");
   DeviceBlock t = scale_tables(HostFr::one(), shift);
   const Scale s{t.as<DFr>(), t.as<DFr>() + kScaleTable};
@@ -275,8 +311,10 @@ void FrNtt::coset_ntt(HostFr* d, const HostFr& shift, poly::Order order,
   SPLITPROVE_CUDA_CHECK(cudaStreamSynchronize(stream));
 }
 
-void FrNtt::coset_intt(HostFr* d, const HostFr& shift, poly::Order order,
-                       CUstream_st* stream) const {
+template <class HostFr>
+void FrNttOf<HostFr>::coset_intt(HostFr* d, const HostFr& shift, poly::Order order,
+                                 CUstream_st* stream) const {
+  using DFr = typename DevFr<HostFr>::type;
   if (shift.is_zero()) throw Error("cuda::FrNtt::coset_intt: the coset shift is zero");
   DeviceBlock t = scale_tables(n_inv_, shift.inverse());
   const Scale s{t.as<DFr>(), t.as<DFr>() + kScaleTable};
@@ -284,13 +322,17 @@ void FrNtt::coset_intt(HostFr* d, const HostFr& shift, poly::Order order,
   SPLITPROVE_CUDA_CHECK(cudaStreamSynchronize(stream));
 }
 
-void FrNtt::to_odd_coset(HostFr* d, CUstream_st* stream) const {
+template <class HostFr>
+void FrNttOf<HostFr>::to_odd_coset(HostFr* d, CUstream_st* stream) const {
+  using DFr = typename DevFr<HostFr>::type;
   const Scale s{odd_tables_.as<DFr>(), odd_tables_.as<DFr>() + kScaleTable};
   run(d, true, poly::Order::NR, nullptr, &s, stream);  // coefficients·n^-1·shift^j, bit-reversed
   run(d, false, poly::Order::RN, nullptr, nullptr, stream);
 }
 
-void FrNtt::ab_minus_c_on_odd_coset(HostFr* a, HostFr* b, HostFr* c, CUstream_st* stream) const {
+template <class HostFr>
+void FrNttOf<HostFr>::ab_minus_c_on_odd_coset(HostFr* a, HostFr* b, HostFr* c,
+                                              CUstream_st* stream) const {
   to_odd_coset(a, stream);
   to_odd_coset(b, stream);
   to_odd_coset(c, stream);
@@ -299,8 +341,9 @@ void FrNtt::ab_minus_c_on_odd_coset(HostFr* a, HostFr* b, HostFr* c, CUstream_st
   SPLITPROVE_CUDA_CHECK_LAUNCH();
 }
 
-void FrNtt::ntt_host(std::span<HostFr> a, poly::Order order, bool inverse,
-                     const HostFr* coset_shift) const {
+template <class HostFr>
+void FrNttOf<HostFr>::ntt_host(std::span<HostFr> a, poly::Order order, bool inverse,
+                               const HostFr* coset_shift) const {
   with_context("cuda::FrNtt::ntt_host", [&] {
     if (a.size() != size())
       throw Error("input has " + std::to_string(a.size()) + " elements, the domain has 2^" +
@@ -317,7 +360,9 @@ void FrNtt::ntt_host(std::span<HostFr> a, poly::Order order, bool inverse,
   });
 }
 
-void FrNtt::ab_minus_c_host(std::span<HostFr> a, std::span<HostFr> b, std::span<HostFr> c) const {
+template <class HostFr>
+void FrNttOf<HostFr>::ab_minus_c_host(std::span<HostFr> a, std::span<HostFr> b,
+                                      std::span<HostFr> c) const {
   with_context("cuda::FrNtt::ab_minus_c_host", [&] {
     for (auto* v : {&a, &b, &c})
       if (v->size() != size())
@@ -335,5 +380,8 @@ void FrNtt::ab_minus_c_host(std::span<HostFr> a, std::span<HostFr> b, std::span<
     copy_to_host(c.data(), p + 2 * size(), c.size_bytes());
   });
 }
+
+template class FrNttOf<bls12_381::Fr>;
+template class FrNttOf<bn254::Fr>;
 
 }  // namespace splitprove::cuda

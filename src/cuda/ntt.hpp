@@ -1,9 +1,9 @@
 #pragma once
-// Number-theoretic transforms over BLS12-381 Fr on the GPU, and the Groth16 H step built on them.
-// The same transforms and conventions as poly::Domain (src/poly/domain.hpp): ω =
-// Fr::root_of_unity(k), the forward transform maps coefficients to evaluations at ω^i, the inverse
-// includes 1/n, a coset transform with shift g evaluates at g·ω^i, and poly::Order names the input
-// and output orders.
+// Number-theoretic transforms over a curve's Fr (BLS12-381, BN254) on the GPU, and the Groth16 H
+// step built on them. The same transforms and conventions as poly::Domain (src/poly/domain.hpp): ω
+// = Fr::root_of_unity(k), the forward transform maps coefficients to evaluations at ω^i, the
+// inverse includes 1/n, a coset transform with shift g evaluates at g·ω^i, and poly::Order names
+// the input and output orders.
 //
 // How (ntt.cu): radix-2 butterflies, grouped so that one kernel runs up to 10 consecutive stages on
 // a tile of 1024 elements in shared memory (3 passes over the data at 2^24, 4 at 2^26). Forward and
@@ -21,17 +21,21 @@
 
 #include "cuda/pool.hpp"
 #include "ec/bls12_381.hpp"
+#include "ec/bn254.hpp"
 #include "poly/ntt.hpp"
 
 namespace splitprove::cuda {
 
-class FrNtt {
+// Over a curve's scalar field HostFr (instantiated in ntt.cu for BLS12-381 and BN254: FrNtt,
+// Bn254FrNtt). Sizes up to 2^28 (BN254's two-adicity).
+template <class HostFr>
+class FrNttOf {
  public:
-  using Fr = bls12_381::Fr;
+  using Fr = HostFr;
   static constexpr unsigned kMaxLogSize = 28;
 
   // The domain of size 2^log_size (1 <= log_size <= 28); its twiddles go into `pool`.
-  FrNtt(DevicePool& pool, unsigned log_size);
+  FrNttOf(DevicePool& pool, unsigned log_size);
 
   unsigned log_size() const { return k_; }
   size_t size() const { return size_t(1) << k_; }
@@ -64,5 +68,8 @@ class FrNtt {
   DeviceBlock odd_tables_;       // the odd-coset post-scale of the inverse: n^-1·shift^j
   Fr n_inv_;
 };
+
+using FrNtt = FrNttOf<bls12_381::Fr>;
+using Bn254FrNtt = FrNttOf<bn254::Fr>;
 
 }  // namespace splitprove::cuda

@@ -779,4 +779,17 @@ typename C::Jacobian msm_naive(std::span<const typename C::Affine> bases,
   return sum;
 }
 
+// The instantiation list of this layer, over a curve group C (ec/curve.hpp): msm_<curve>.cpp
+// expands it for the curve's G1 and G2, one line each.
+#define SPLITPROVE_MSM_INSTANTIATE(C)                                                              \
+  template C::Jacobian msm<C>(std::span<const C::Affine>, std::span<const C::Fr>, const Options&); \
+  template C::Jacobian msm_canonical<C>(std::span<const C::Affine>, std::span<const Limbs<C>>,     \
+                                        const Options&);                                           \
+  template std::vector<C::Jacobian> msm_batch<C>(                                                  \
+      std::span<const C::Affine>, std::span<const std::span<const C::Fr>>, const Options&);        \
+  template std::vector<C::Jacobian> msm_batch_canonical<C>(                                        \
+      std::span<const C::Affine>, std::span<const std::span<const Limbs<C>>>, const Options&);     \
+  template size_t scratch_bytes<C>(size_t, size_t, const Options&);                                \
+  template C::Jacobian msm_naive<C>(std::span<const C::Affine>, std::span<const C::Fr>);
+
 }  // namespace splitprove::msm

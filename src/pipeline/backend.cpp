@@ -77,9 +77,11 @@ Backend<E> make_backend(const BackendRequest& req) {
   return cpu;
 }
 
-using E = zk::Bls12_381;
-template struct Backend<E>;
-template void register_device_backend<E>(std::string, BackendProvider<E>);
-template Backend<E> make_backend<E>(const BackendRequest&);
+#define SPLITPROVE_BACKEND_INSTANTIATE(E)                                    \
+  template struct Backend<E>;                                                \
+  template void register_device_backend<E>(std::string, BackendProvider<E>); \
+  template Backend<E> make_backend<E>(const BackendRequest&);
+SPLITPROVE_FOR_EACH_ENGINE(SPLITPROVE_BACKEND_INSTANTIATE)
+#undef SPLITPROVE_BACKEND_INSTANTIATE
 
 }  // namespace splitprove::pipeline

@@ -61,6 +61,8 @@ void CircomSource<E>::synthesize(std::size_t partition, std::span<Fr> z, std::sp
   zk::evaluate_abc<E>(*pk_, z, a, b, c);
 }
 
-template class CircomSource<zk::Bls12_381>;
+#define SPLITPROVE_CIRCOM_SOURCE_INSTANTIATE(E) template class CircomSource<E>;
+SPLITPROVE_FOR_EACH_ENGINE(SPLITPROVE_CIRCOM_SOURCE_INSTANTIATE)
+#undef SPLITPROVE_CIRCOM_SOURCE_INSTANTIATE
 
 }  // namespace splitprove::pipeline

@@ -580,4 +580,19 @@ void Engine<E>::finalizer() {
   }
 }
 
+// The instantiation list of the engine and prover, over an engine E (zk/curves.hpp);
+// engine_<curve>.cpp expands it in one line. (The light parts of this layer, CircomSource, the
+// backend registry and run_jobs, are instantiated for every curve of SPLITPROVE_FOR_EACH_ENGINE
+// in their own .cpp files.)
+#define SPLITPROVE_PIPELINE_INSTANTIATE(E)                                                \
+  template struct Key<E>;                                                                 \
+  template struct PendingProof<E>;                                                        \
+  template class Prover<E>;                                                               \
+  template class Engine<E>;                                                               \
+  template PartitionCost partition_cost<E>(const circuit::Shape&, const Key<E>&,          \
+                                           const mem::BufferOptions&);                    \
+  template void check_shape<E>(const circuit::Shape&, const Key<E>&, const std::string&); \
+  template std::shared_ptr<GpuStage<E>> cpu_gpu_stage<E>();                               \
+  template std::shared_ptr<G2Stage<E>> cpu_g2_stage<E>();
+
 }  // namespace splitprove::pipeline

@@ -336,7 +336,10 @@ std::string render_waterfall(const mem::Timeline& tl, const std::string& title) 
   return s;
 }
 
-template RunReport run_jobs<zk::Bls12_381>(
-    const RunOptions&, const std::function<JobSpec<zk::Bls12_381>(std::uint32_t)>&);
+#define SPLITPROVE_RUN_INSTANTIATE(E)               \
+  template RunReport run_jobs<E>(const RunOptions&, \
+                                 const std::function<JobSpec<E>(std::uint32_t)>&);
+SPLITPROVE_FOR_EACH_ENGINE(SPLITPROVE_RUN_INSTANTIATE)
+#undef SPLITPROVE_RUN_INSTANTIATE
 
 }  // namespace splitprove::pipeline

@@ -70,6 +70,15 @@ struct Bn254 {
   static bool in_subgroup(const G2Jacobian& p) { return bn254::g2_in_subgroup(p); }
 };
 
+// The engines, one line each: light instantiation sites expand a macro X(E) over this list
+// (`SPLITPROVE_FOR_EACH_ENGINE(X)`); the heavy layers (msm, domain, groth16, stages, pipeline
+// engine) keep one small file per curve so that the curves compile in parallel, each file one
+// line naming its layer's instantiation macro. Adding a curve: its engine struct above, one line
+// here, one file per heavy layer, a case in with_engine, and its tests.
+#define SPLITPROVE_FOR_EACH_ENGINE(X) \
+  X(::splitprove::zk::Bls12_381)      \
+  X(::splitprove::zk::Bn254)
+
 // Calls f(Engine{}) with the engine of the curve id: the one switch from a file's curve to code.
 template <class F>
 decltype(auto) with_engine(CurveId id, F&& f) {

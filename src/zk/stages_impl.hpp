@@ -167,4 +167,28 @@ std::uint64_t g2_stage_scratch_bytes(const G2Bases<E>& bases) {
   return msm::scratch_bytes<typename E::G2>(bases.size());
 }
 
+// The instantiation list of the stages, over an engine E (zk/curves.hpp); stages_<curve>.cpp
+// expands it in one line.
+#define SPLITPROVE_STAGES_INSTANTIATE(E)                                                          \
+  template struct G2Bases<E>;                                                                     \
+  template void evaluate_abc<E>(const ProvingKey<E>&, std::span<const E::Fr>, std::span<E::Fr>,   \
+                                std::span<E::Fr>, std::span<E::Fr>);                              \
+  template void h_scalars<E>(const poly::Domain<E::Fr>&, std::span<E::Fr>, std::span<E::Fr>,      \
+                             std::span<E::Fr>);                                                   \
+  template E::G1Jacobian msm_h<E>(const ProvingKey<E>&, std::span<const E::Fr>);                  \
+  template void msm_z<E>(const ProvingKey<E>&, std::span<const E::Fr>, G1Results<E>&);            \
+  template G1Results<E> g1_stage<E>(const ProvingKey<E>&, const poly::Domain<E::Fr>&,             \
+                                    std::span<const E::Fr>, std::span<E::Fr>, std::span<E::Fr>,   \
+                                    std::span<E::Fr>);                                            \
+  template void compact_g2_scalars<E>(const G2Bases<E>&, std::span<const E::Fr>,                  \
+                                      std::span<E::Fr>);                                          \
+  template E::G2Jacobian msm_g2<E>(const G2Bases<E>&, std::span<const E::Fr>);                    \
+  template Proof<E> assemble<E>(const ProvingKey<E>&, const G1Results<E>&, const E::G2Jacobian&,  \
+                                const E::Fr&, const E::Fr&);                                      \
+  template Proof<E> assemble_verified<E>(                                                         \
+      const ProvingKey<E>&, const PreparedVerifyingKey<E>&, std::span<const E::Fr>,               \
+      const G1Results<E>&, const E::G2Jacobian&, const E::Fr&, const E::Fr&, const std::string&); \
+  template std::uint64_t g1_stage_scratch_bytes<E>(const ProvingKey<E>&);                         \
+  template std::uint64_t g2_stage_scratch_bytes<E>(const G2Bases<E>&);
+
 }  // namespace splitprove::zk

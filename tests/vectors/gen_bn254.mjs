@@ -11,42 +11,15 @@
 // coordinates by the definition, and snarkjs's little-endian Montgomery form (.zkey/.wtns).
 // Fully deterministic (SHA-256 counter PRNG); self-checks go to stderr, a failed assertion exits 1.
 
-import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
 import { bn254 } from "@noble/curves/bn254.js";
-import { FpLegendre } from "@noble/curves/abstract/modular.js";
 import { buildBn128 } from "ffjavascript";
+import {
+  assert, log, makeRng, hex, pkgVersion, fp12Layout, fieldVectors, edges, fp2Vectors,
+  pointScalars, ffjavascriptLayout, checkFfjavascriptAgainstNoble, ffjavascriptPairing, frRoots,
+} from "./kat_common.mjs";
 
-const pkgVersion = (name) =>
-  JSON.parse(readFileSync(new URL(`../../node_modules/${name}/package.json`, import.meta.url), "utf8")).version;
+const { randMod, randNonZero } = makeRng("splitprove-bn254-kat-v1");
 
-function assert(cond, msg) {
-  if (!cond) {
-    process.stderr.write(`ASSERTION FAILED: ${msg}\n`);
-    process.exit(1);
-  }
-}
-const log = (s) => process.stderr.write(s + "\n");
-
-// ---------------------------------------------------------------- PRNG
-const SEED = "splitprove-bn254-kat-v1";
-let ctr = 0n;
-function randBytes(n) {
-  const out = [];
-  while (out.length < n) {
-    const c = Buffer.alloc(8);
-    c.writeBigUInt64BE(ctr++);
-    out.push(...createHash("sha256").update(SEED).update(c).digest());
-  }
-  return Buffer.from(out.slice(0, n));
-}
-const randBig = (nbytes) => BigInt("0x" + randBytes(nbytes).toString("hex"));
-const randMod = (m) => randBig(Math.ceil(m.toString(16).length / 2) + 8) % m;
-const randNonZero = (m) => { for (;;) { const v = randMod(m); if (v !== 0n) return v; } };
-
-// ---------------------------------------------------------------- helpers
-const hex = (v) => v.toString(16);
-const modpow = (b, e, m) => { let r = 1n; b %= m; while (e > 0n) { if (e & 1n) r = r * b % m; b = b * b % m; e >>= 1n; } return r; };
 const be32 = (v) => v.toString(16).padStart(64, "0");
 // Little-endian bytes of v·2^256 mod p (snarkjs's Montgomery form in .zkey / .wtns files).
 const leMont = (v, m) => {
@@ -65,48 +38,7 @@ const X = 0x44e992b44a6909f1n;
 assert(p === 36n * X ** 4n + 36n * X ** 3n + 24n * X ** 2n + 6n * X + 1n, "p(x)");
 assert(r === 36n * X ** 4n + 36n * X ** 3n + 18n * X ** 2n + 6n * X + 1n, "r(x)");
 
-const fp12Flat = (e) => {
-  const out = [];
-  for (const c6 of [e.c0, e.c1]) for (const c2 of [c6.c0, c6.c1, c6.c2]) out.push(c2.c0, c2.c1);
-  return out;
-};
-const fp12FromFlat = (a) => Fp12.create({
-  c0: { c0: { c0: a[0], c1: a[1] }, c1: { c0: a[2], c1: a[3] }, c2: { c0: a[4], c1: a[5] } },
-  c1: { c0: { c0: a[6], c1: a[7] }, c1: { c0: a[8], c1: a[9] }, c2: { c0: a[10], c1: a[11] } },
-});
-
-// ---------------------------------------------------------------- prime field vectors
-function fieldVectors(F, m, withSqrt, edgePairs, nRandom) {
-  const pairs = [...edgePairs];
-  for (let i = 0; i < nRandom; i++) pairs.push([randMod(m), randMod(m)]);
-  return pairs.map(([a, b]) => {
-    const e = {
-      a: hex(a), b: hex(b),
-      add: hex(F.add(a, b)), sub: hex(F.sub(a, b)), mul: hex(F.mul(a, b)),
-      sqr_a: hex(F.sqr(a)),
-      inv_a: a === 0n ? null : hex(F.inv(a)),
-      neg_a: hex(F.neg(a)),
-      pow_a_b: hex(F.pow(a, b)),
-    };
-    assert(F.mul(a, b) === a * b % m, "mul");
-    assert(F.pow(a, b) === modpow(a, b, m), "pow");
-    if (a !== 0n) assert(F.mul(a, F.inv(a)) === 1n, "inv");
-    if (withSqrt) {
-      const l = FpLegendre(F, a);
-      e.sqrt_a = l === -1 ? null : hex(F.sqrt(a));
-      e.legendre_a = l;
-      if (l !== -1) assert(F.sqr(F.sqrt(a)) === a, "sqrt");
-    }
-    return e;
-  });
-}
-const edges = (m) => {
-  const v = [0n, 1n, m - 1n];
-  const out = [];
-  for (const a of v) for (const b of v) out.push([a, b]);
-  out.push([2n, (m - 1n) / 2n], [m - 2n, 3n]);
-  return out;
-};
+const { fp12Flat, fp12FromFlat, unit } = fp12Layout(Fp12);
 
 const nobleVersion = pkgVersion("@noble/curves");
 const ffjsVersion = pkgVersion("ffjavascript");
@@ -116,31 +48,15 @@ const out = {
   r: hex(r),
 };
 
-out.fp = fieldVectors(Fp, p, true, edges(p), 13);
+out.fp = fieldVectors(Fp, p, true, edges(p), 13, randMod);
 // Fr square roots: r = 1 mod 4, noble's Tonelli-Shanks returns some root; the C++ test checks
 // the root squares back rather than its sign, so only the Legendre symbol matters here.
-out.fr = fieldVectors(Fr, r, true, edges(r), 13);
+out.fr = fieldVectors(Fr, r, true, edges(r), 13, randMod);
 
-{
-  const f2 = (c0, c1) => Fp2.create({ c0, c1 });
-  const as = [f2(1n, 0n), f2(0n, 1n), f2(p - 1n, p - 1n), f2(1n, 1n)];
-  while (as.length < 8) as.push(f2(randMod(p), randMod(p)));
-  out.fp2 = as.map((a, i) => {
-    const b = i === 3 ? f2(0n, 0n) : f2(randMod(p), randMod(p));
-    const arr = (x) => [hex(x.c0), hex(x.c1)];
-    const m = Fp2.mul(a, b);
-    assert(m.c0 === Fp.sub(Fp.mul(a.c0, b.c0), Fp.mul(a.c1, b.c1)) &&
-           m.c1 === Fp.add(Fp.mul(a.c0, b.c1), Fp.mul(a.c1, b.c0)), "Fp2 u^2=-1");
-    return { a: arr(a), b: arr(b), mul: arr(m), sqr_a: arr(Fp2.sqr(a)), inv_a: arr(Fp2.inv(a)) };
-  });
-}
+out.fp2 = fp2Vectors(Fp, Fp2, p, randMod);
 
-const ks = [1n, 2n, 3n, 5n, 7n, r - 1n];
-for (let i = 0; i < 3; i++) {
-  let k; do { k = randMod(r) | (1n << 253n); } while (k >= r);
-  ks.push(k);
-}
-ks.push(0n);
+// scalars for G1/G2: random ones are 254-bit (bit 253 forced)
+const ks = pointScalars(r, 253n, randMod);
 
 // Ethereum precompile layout (EIP-196/197), by definition from the affine coordinates.
 const ethG1 = (P) => {
@@ -220,7 +136,6 @@ const noblePair = (a, b) => bn254.pairing(G1.BASE.multiply(a), G2.BASE.multiply(
 out.pairing = pairScalars.map(([a, b]) => ({ a: hex(a), b: hex(b), e: fp12Flat(noblePair(a, b)).map(hex) }));
 
 const e11 = noblePair(1n, 1n);
-const unit = (i) => fp12FromFlat(Array.from({ length: 12 }, (_, j) => (j === i ? 1n : 0n)));
 {
   assert(Fp12.eql(noblePair(2n, 3n), Fp12.pow(e11, 6n)), "bilinearity");
   assert(Fp12.eql(Fp12.pow(e11, r), Fp12.ONE) && !Fp12.eql(e11, Fp12.ONE), "e(G1,G2) has order r");
@@ -232,31 +147,9 @@ const unit = (i) => fp12FromFlat(Array.from({ length: 12 }, (_, j) => (j === i ?
 
 // ---------------------------------------------------------------- ffjavascript
 const curve = await buildBn128(true);
-const F12 = curve.F12;
-const ffFlat = (buf) => {
-  const o = F12.toObject(buf);
-  const res = [];
-  for (let i = 0; i < 2; i++) for (let j = 0; j < 3; j++) for (let k = 0; k < 2; k++) res.push(BigInt(o[i][j][k]));
-  return res;
-};
-const ffFromFlat = (a) => F12.fromObject([[[a[0], a[1]], [a[2], a[3]], [a[4], a[5]]], [[a[6], a[7]], [a[8], a[9]], [a[10], a[11]]]]);
-{
-  for (let t = 0; t < 3; t++) {
-    const A = Array.from({ length: 12 }, () => randMod(p));
-    const B = Array.from({ length: 12 }, () => randMod(p));
-    const nm = fp12Flat(Fp12.mul(fp12FromFlat(A), fp12FromFlat(B)));
-    const fm = ffFlat(F12.mul(ffFromFlat(A), ffFromFlat(B)));
-    assert(nm.every((x, i) => x === fm[i]), "ffjavascript F12 tower/layout == noble tower/layout");
-  }
-  log("tower check: ffjavascript F12.mul == noble Fp12.mul under the documented flat order: true");
-  const g1 = curve.G1.toObject(curve.G1.toAffine(curve.G1.g));
-  const g2 = curve.G2.toObject(curve.G2.toAffine(curve.G2.g));
-  const nG1 = G1.BASE.toAffine(), nG2 = G2.BASE.toAffine();
-  assert(BigInt(g1[0]) === nG1.x && BigInt(g1[1]) === nG1.y, "G1 generator");
-  assert(BigInt(g2[0][0]) === nG2.x.c0 && BigInt(g2[0][1]) === nG2.x.c1 &&
-         BigInt(g2[1][0]) === nG2.y.c0 && BigInt(g2[1][1]) === nG2.y.c1, "G2 generator");
-}
-const ffPair = (a, b) => ffFlat(curve.pairing(curve.G1.timesScalar(curve.G1.g, a), curve.G2.timesScalar(curve.G2.g, b)));
+const { ffFlat } = ffjavascriptLayout(curve);
+checkFfjavascriptAgainstNoble(curve, { Fp12, fp12Flat, fp12FromFlat, G1, G2, p, randMod });
+const ffPair = ffjavascriptPairing(curve);
 out.pairing_ffjavascript = [[1n, 1n], [2n, 3n]].map(([a, b]) => {
   const fe = ffPair(a, b);
   const ne = fp12Flat(noblePair(a, b));
@@ -285,26 +178,7 @@ out.pairing_ffjavascript = [[1n, 1n], [2n, 3n]].map(([a, b]) => {
 }
 
 // ---------------------------------------------------------------- Fr roots of unity
-{
-  let nqr = 2n;
-  while (modpow(nqr, (r - 1n) / 2n, r) !== r - 1n) nqr++;
-  let s = 0, t = r - 1n;
-  while ((t & 1n) === 0n) { t >>= 1n; s++; }
-  assert(s === 28, "s = 28");
-  const w = new Array(s + 1);
-  w[s] = modpow(nqr, t, r);
-  for (let k = s - 1; k >= 0; k--) w[k] = w[k + 1] * w[k + 1] % r;
-  assert(w[0] === 1n && w[1] === r - 1n, "w[0]=1, w[1]=-1");
-  const wObj = {};
-  let matches = true;
-  for (let k = 0; k <= s; k++) {
-    wObj[String(k)] = hex(w[k]);
-    if (BigInt(curve.Fr.toObject(curve.Fr.w[k])) !== w[k]) matches = false;
-  }
-  log(`ffjavascript Fr.nqr = ${curve.Fr.toObject(curve.Fr.nqr)}, Fr.s = ${curve.Fr.s}`);
-  assert(matches, "roots of unity match ffjavascript");
-  out.fr_roots = { nqr: hex(nqr), s, w: wObj, matches_ffjavascript: matches };
-}
+out.fr_roots = frRoots(r, 28, curve);
 
 out.x = hex(X);
 

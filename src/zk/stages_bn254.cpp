@@ -1,0 +1,9 @@
+// The prover's stages (zk/stages.hpp) instantiated for BN254.
+#include "zk/curves.hpp"
+#include "zk/stages_impl.hpp"
+
+namespace splitprove::zk {
+
+SPLITPROVE_STAGES_INSTANTIATE(Bn254)
+
+}  // namespace splitprove::zk
