@@ -13,6 +13,6 @@ template std::optional<std::string> verify_reason<E>(const PreparedVerifyingKey<
 template Proof<E> prove<E>(const ProvingKey<E>&, std::span<const E::Fr>, const Progress&);
 template Proof<E> prove_with<E>(const ProvingKey<E>&, std::span<const E::Fr>, const E::Fr&,
                                 const E::Fr&, const Progress&);
-template ProvingKey<E> dev_setup<E>(const io::R1cs<E>&, const Progress&);
+template ProvingKey<E> dev_setup<E>(const io::R1cs<E>&, const Progress&, HBasis);
 
 }  // namespace splitprove::zk

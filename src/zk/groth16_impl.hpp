@@ -73,7 +73,7 @@ Proof<E> prove_with(const ProvingKey<E>& pk, std::span<const typename E::Fr> w,
     std::vector<Fr> a(n, Fr::zero()), b(n, Fr::zero()), c(n, Fr::zero());
     evaluate_abc<E>(pk, w, a, b, c);
     report("NTT (H polynomial)", 0.1);
-    h_scalars<E>(poly::Domain<Fr>::of_size(n), a, b, c);
+    h_scalars<E>(poly::Domain<Fr>::of_size(n), a, b, c, pk.h_basis);
     report("MSM H", 0.25);
     g1.h = msm_h<E>(pk, a);
   }
