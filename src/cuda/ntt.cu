@@ -129,10 +129,11 @@ __global__ void bitrev_kernel(DFr* d, unsigned log_n) {
 // kAbc: the value loaded at x is a[x]·b[x] - c[x] (h_coefficients' pointwise step, fused).
 constexpr unsigned kBrLog = 4;
 constexpr uint32_t kBrSide = 1u << kBrLog;
+constexpr uint32_t kBrThreads = kBrSide * kBrSide;       // one element of each tile per thread
 constexpr uint32_t kBrRow = kBrSide * sizeof(DFr) + 16;  // bytes; the 16-byte pad spreads banks
 
 template <bool kAbc>
-__global__ void __launch_bounds__(kBrSide * kBrSide)
+__global__ void __launch_bounds__(kBrThreads)
     bitrev_tiles_kernel(DFr* a, const DFr* b, const DFr* c, unsigned log_n) {
   __shared__ uint4 smem[2 * kBrSide * kBrRow / sizeof(uint4)];
   const unsigned mid_bits = log_n - 2 * kBrLog;
@@ -241,6 +242,7 @@ FrNtt::FrNtt(DevicePool& pool, unsigned log_size) : pool_(pool), k_(log_size) {
     }
     const HostFr g = HostFr::root_of_unity(k_ + 1);  // poly::Domain::odd_coset_shift (k < S)
     odd_tables_ = scale_tables(n_inv_, g);
+    inv_tables_ = scale_tables(n_inv_, HostFr::one());
     // g^n = -1: 1/(g^n - 1) = -1/2.
     h_tables_ = scale_tables(n_inv_ * (g.pow(uint64_t(n)) - HostFr::one()).inverse(), g.inverse());
   });
@@ -295,7 +297,7 @@ void FrNtt::run(HostFr* d, bool inverse, poly::Order order, const Scale* pre, co
 
 void FrNtt::bit_reverse(HostFr* d, CUstream_st* stream, bool tiled) const {
   if (tiled && k_ >= 2 * kBrLog) {
-    bitrev_tiles_kernel<false><<<unsigned(size() >> (2 * kBrLog)), kBrSide * kBrSide, 0, stream>>>(
+    bitrev_tiles_kernel<false><<<unsigned(size() >> (2 * kBrLog)), kBrThreads, 0, stream>>>(
         dev(d), nullptr, nullptr, k_);
   } else {
     bitrev_kernel<<<grid_for(size(), 256), 256, 0, stream>>>(dev(d), k_);
@@ -308,10 +310,8 @@ void FrNtt::ntt(HostFr* d, poly::Order order, CUstream_st* stream) const {
 }
 
 void FrNtt::intt(HostFr* d, poly::Order order, CUstream_st* stream) const {
-  DeviceBlock t = scale_tables(n_inv_, HostFr::one());
-  const Scale s{t.as<DFr>(), t.as<DFr>() + kScaleTable};
+  const Scale s{inv_tables_.as<DFr>(), inv_tables_.as<DFr>() + kScaleTable};
   run(d, true, order, nullptr, &s, stream);
-  SPLITPROVE_CUDA_CHECK(cudaStreamSynchronize(stream));  // the tables in t die here
 }
 
 void FrNtt::coset_ntt(HostFr* d, const HostFr& shift, poly::Order order,
@@ -352,7 +352,7 @@ void FrNtt::h_coefficients(HostFr* a, HostFr* b, HostFr* c, CUstream_st* stream)
   to_odd_coset(b, stream);
   to_odd_coset(c, stream);
   if (k_ >= 2 * kBrLog) {
-    bitrev_tiles_kernel<true><<<unsigned(size() >> (2 * kBrLog)), kBrSide * kBrSide, 0, stream>>>(
+    bitrev_tiles_kernel<true><<<unsigned(size() >> (2 * kBrLog)), kBrThreads, 0, stream>>>(
         dev(a), dev(b), dev(c), k_);
     SPLITPROVE_CUDA_CHECK_LAUNCH();
   } else {

@@ -5,8 +5,9 @@
 //   evaluate_abc   synthesis for a .zkey: a = A·z, b = B·z from the key's coefficients, c = a∘b
 //   g1 stage       the "GPU stage" (here on the CPU): consumes a, b, c and z
 //                    h_scalars:  a, b, c -> p = a·b - c on the odd coset (or h's coefficients
-//                    for monomial-basis keys), in a (b, c are dead after) msm_h:      Σ p_i·H_i (a is dead after) msm_z:      Σ z·A, Σ z·B1,
-//                    Σ_private z·C (L)
+//                                for monomial-basis keys), in a (b, c are dead after)
+//                    msm_h:      Σ p_i·H_i (a is dead after)
+//                    msm_z:      Σ z·A, Σ z·B1, Σ_private z·C (L)
 //   g2 input       compact_g2_scalars: the scalars of the B-dense wires only (those whose B2 point
 //   is
 //                  not the identity), copied out of z into a small buffer the G2 stage owns; never

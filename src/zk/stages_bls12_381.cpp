@@ -10,7 +10,7 @@ template struct G2Bases<E>;
 template void evaluate_abc<E>(const ProvingKey<E>&, std::span<const Fr>, std::span<Fr>,
                               std::span<Fr>, std::span<Fr>);
 template void h_scalars<E>(const poly::Domain<Fr>&, std::span<Fr>, std::span<Fr>, std::span<Fr>,
-                            HBasis);
+                           HBasis);
 template E::G1Jacobian msm_h<E>(const ProvingKey<E>&, std::span<const Fr>);
 template void msm_z<E>(const ProvingKey<E>&, std::span<const Fr>, G1Results<E>&);
 template G1Results<E> g1_stage<E>(const ProvingKey<E>&, const poly::Domain<Fr>&,

@@ -171,8 +171,8 @@ TEST(CudaPipeline, MonomialHBasisKeyProvesOnTheCudaStages) {
   SPLITPROVE_REQUIRE_GPU();
   const std::uint32_t steps = (1u << 11) - 6;  // domain 2^11
   auto r1cs = cli::detail::chain_r1cs<E>(steps);
-  auto pk = std::make_shared<const zk::ProvingKey<E>>(
-      zk::dev_setup<E>(r1cs, {}, zk::HBasis::monomial));
+  auto pk =
+      std::make_shared<const zk::ProvingKey<E>>(zk::dev_setup<E>(r1cs, {}, zk::HBasis::monomial));
   ASSERT_EQ(pk->domain_size, 1u << 11);
   auto key = pipeline::Key<E>::prepare(pk);
   auto source = [&](std::uint32_t job) {
