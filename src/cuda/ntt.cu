@@ -132,6 +132,48 @@ __global__ void bitrev_kernel(DFr* d, unsigned log_n) {
   }
 }
 
+// The bit-reversal permutation through shared memory. With t = kBrLog, an index splits as
+//     x = hi << (k - t) | mid << t | lo,      hi, lo: t bits, mid: k - 2t bits,
+// and brev_k(x) = brev_t(lo) << (k - t) | brev(mid) << t | brev_t(hi): the 2^t x 2^t tile of one
+// mid (all hi, all lo) maps onto the tile of brev(mid), transposed with both axes bit-reversed.
+// One block takes the pair of tiles {mid, brev(mid)} (mid <= brev(mid); the other block of the
+// pair exits), reads both with lo fastest and writes both with lo fastest: every global access is
+// a run of 2^t elements (512 bytes). In place, since a block reads and writes only its two tiles.
+// kAbc: the value loaded at x is a[x]·b[x] - c[x] (h_coefficients' pointwise step, fused).
+constexpr unsigned kBrLog = 4;
+constexpr uint32_t kBrSide = 1u << kBrLog;
+constexpr uint32_t kBrThreads = kBrSide * kBrSide;  // one element of each tile per thread
+
+template <bool kAbc, class DFr>
+__global__ void __launch_bounds__(kBrThreads)
+    bitrev_tiles_kernel(DFr* a, const DFr* b, const DFr* c, unsigned log_n) {
+  constexpr uint32_t kBrRow = kBrSide * sizeof(DFr) + 16;  // bytes; the 16-byte pad spreads banks
+  __shared__ uint4 smem[2 * kBrSide * kBrRow / sizeof(uint4)];
+  const unsigned mid_bits = log_n - 2 * kBrLog;
+  const uint32_t m = blockIdx.x;
+  const uint32_t m2 = mid_bits ? __brev(m) >> (32 - mid_bits) : 0;
+  if (m2 < m) return;
+  const uint32_t hi = threadIdx.x >> kBrLog, lo = threadIdx.x & (kBrSide - 1);
+  auto gx = [&](uint32_t h, uint32_t mm, uint32_t l) {
+    return (h << (log_n - kBrLog)) | (mm << kBrLog) | l;
+  };
+  auto sp = [&](unsigned t, uint32_t h, uint32_t l) {
+    return reinterpret_cast<char*>(smem) + (t * kBrSide + h) * kBrRow + l * sizeof(DFr);
+  };
+  auto load = [&](uint32_t x) {
+    DFr v = DFr::load(a + x);
+    if (kAbc) v = v * DFr::load(b + x) - DFr::load(c + x);
+    return v;
+  };
+  load(gx(hi, m, lo)).store(sp(0, hi, lo));
+  if (m2 != m) load(gx(hi, m2, lo)).store(sp(1, hi, lo));
+  __syncthreads();
+  // Position (hi, m2, lo) receives index (brev(lo), m, brev(hi)): tile 0 at [brev(lo)][brev(hi)].
+  const uint32_t rh = __brev(hi) >> (32 - kBrLog), rl = __brev(lo) >> (32 - kBrLog);
+  DFr::load(sp(0, rl, rh)).store(a + gx(hi, m2, lo));
+  if (m2 != m) DFr::load(sp(1, rl, rh)).store(a + gx(hi, m, lo));
+}
+
 // tw[half + j] = w^j for j < half, from p0[j mod 2^10]·p1[(j >> 10) mod 2^10]·p2[j >> 20].
 template <class DFr>
 __global__ void twiddle_top_kernel(DFr* tw, uint32_t half, const DFr* p) {
@@ -227,6 +269,10 @@ FrNttOf<HostFr>::FrNttOf(DevicePool& pool, unsigned log_size) : pool_(pool), k_(
     const HostFr shift =
         k_ < HostFr::S ? HostFr::root_of_unity(k_ + 1) : HostFr::smallest_non_residue().square();
     odd_tables_ = scale_tables(n_inv_, shift);
+    inv_tables_ = scale_tables(n_inv_, HostFr::one());
+    // h_coefficients divides by Z(shift·w^j) = shift^n - 1 (-2 where shift^n = -1).
+    h_tables_ = scale_tables(n_inv_ * (shift.pow(uint64_t(n)) - HostFr::one()).inverse(),
+                             shift.inverse());
   });
 }
 
@@ -258,10 +304,7 @@ void FrNttOf<HostFr>::run(HostFr* d, bool inverse, poly::Order order, const Scal
   const unsigned threads = std::min(256u, (1u << log_tile) / 2);
   const bool dit = order == Order::RN;
   // Natural input for the DIF orders: RR permutes first.
-  if (order == Order::RR) {
-    bitrev_kernel<<<grid_for(size(), 256), 256, 0, stream>>>(dev(d), k_);
-    SPLITPROVE_CUDA_CHECK_LAUNCH();
-  }
+  if (order == Order::RR) bit_reverse(d, stream);
   auto mk = [&](const Scale* s, bool rev) {
     ScaleDev<DFr> r;
     if (s) r = {static_cast<const DFr*>(s->lo), static_cast<const DFr*>(s->hi), rev ? 1u : 0u};
@@ -280,10 +323,18 @@ void FrNttOf<HostFr>::run(HostFr* d, bool inverse, poly::Order order, const Scal
       ntt_pass<false><<<blocks, threads, 0, stream>>>(dev(d), tw, k_, e_lo, r, log_tile, a, z);
     SPLITPROVE_CUDA_CHECK_LAUNCH();
   }
-  if (order == Order::NN) {
+  if (order == Order::NN) bit_reverse(d, stream);
+}
+
+template <class HostFr>
+void FrNttOf<HostFr>::bit_reverse(HostFr* d, CUstream_st* stream, bool tiled) const {
+  if (tiled && k_ >= 2 * kBrLog) {
+    bitrev_tiles_kernel<false><<<unsigned(size() >> (2 * kBrLog)), kBrThreads, 0, stream>>>(
+        dev(d), nullptr, nullptr, k_);
+  } else {
     bitrev_kernel<<<grid_for(size(), 256), 256, 0, stream>>>(dev(d), k_);
-    SPLITPROVE_CUDA_CHECK_LAUNCH();
   }
+  SPLITPROVE_CUDA_CHECK_LAUNCH();
 }
 
 template <class HostFr>
@@ -294,10 +345,8 @@ void FrNttOf<HostFr>::ntt(HostFr* d, poly::Order order, CUstream_st* stream) con
 template <class HostFr>
 void FrNttOf<HostFr>::intt(HostFr* d, poly::Order order, CUstream_st* stream) const {
   using DFr = typename DevFr<HostFr>::type;
-  DeviceBlock t = scale_tables(n_inv_, HostFr::one());
-  const Scale s{t.as<DFr>(), t.as<DFr>() + kScaleTable};
+  const Scale s{inv_tables_.as<DFr>(), inv_tables_.as<DFr>() + kScaleTable};
   run(d, true, order, nullptr, &s, stream);
-  SPLITPROVE_CUDA_CHECK(cudaStreamSynchronize(stream));  // the tables in t die here
 }
 
 template <class HostFr>
@@ -342,6 +391,26 @@ void FrNttOf<HostFr>::ab_minus_c_on_odd_coset(HostFr* a, HostFr* b, HostFr* c,
 }
 
 template <class HostFr>
+void FrNttOf<HostFr>::h_coefficients(HostFr* a, HostFr* b, HostFr* c, CUstream_st* stream) const {
+  using DFr = typename DevFr<HostFr>::type;
+  to_odd_coset(a, stream);
+  to_odd_coset(b, stream);
+  to_odd_coset(c, stream);
+  if (k_ >= 2 * kBrLog) {
+    bitrev_tiles_kernel<true><<<unsigned(size() >> (2 * kBrLog)), kBrThreads, 0, stream>>>(
+        dev(a), dev(b), dev(c), k_);
+    SPLITPROVE_CUDA_CHECK_LAUNCH();
+  } else {
+    ab_minus_c_kernel<<<grid_for(size(), 256), 256, 0, stream>>>(dev(a), dev(b), dev(c),
+                                                                 uint32_t(size()));
+    SPLITPROVE_CUDA_CHECK_LAUNCH();
+    bit_reverse(a, stream, false);
+  }
+  const Scale s{h_tables_.as<DFr>(), h_tables_.as<DFr>() + kScaleTable};
+  run(a, true, poly::Order::RN, nullptr, &s, stream);
+}
+
+template <class HostFr>
 void FrNttOf<HostFr>::ntt_host(std::span<HostFr> a, poly::Order order, bool inverse,
                                const HostFr* coset_shift) const {
   with_context("cuda::FrNtt::ntt_host", [&] {
@@ -360,25 +429,41 @@ void FrNttOf<HostFr>::ntt_host(std::span<HostFr> a, poly::Order order, bool inve
   });
 }
 
+// a, b, c through the device and back, with `step` run on the device copies in between.
+template <class HostFr, class Step>
+void abc_on_device(DevicePool& pool, unsigned k, const char* what, std::span<HostFr> a,
+                   std::span<HostFr> b, std::span<HostFr> c, Step step) {
+  with_context(what, [&] {
+    for (auto* v : {&a, &b, &c})
+      if (v->size() != (size_t(1) << k))
+        throw Error("input has " + std::to_string(v->size()) + " elements, the domain has 2^" +
+                    std::to_string(k));
+    const size_t n = a.size();
+    DeviceBlock d = pool.allocate(3 * a.size_bytes());
+    HostFr* p = d.as<HostFr>();
+    copy_to_device(p, a.data(), a.size_bytes());
+    copy_to_device(p + n, b.data(), b.size_bytes());
+    copy_to_device(p + 2 * n, c.data(), c.size_bytes());
+    check_reduced(dev(p), 3 * n, "abc", nullptr);
+    step(p, p + n, p + 2 * n);
+    copy_to_host(a.data(), p, a.size_bytes());
+    copy_to_host(b.data(), p + n, b.size_bytes());
+    copy_to_host(c.data(), p + 2 * n, c.size_bytes());
+  });
+}
+
 template <class HostFr>
 void FrNttOf<HostFr>::ab_minus_c_host(std::span<HostFr> a, std::span<HostFr> b,
                                       std::span<HostFr> c) const {
-  with_context("cuda::FrNtt::ab_minus_c_host", [&] {
-    for (auto* v : {&a, &b, &c})
-      if (v->size() != size())
-        throw Error("input has " + std::to_string(v->size()) + " elements, the domain has 2^" +
-                    std::to_string(k_));
-    DeviceBlock d = pool_.allocate(3 * a.size_bytes());
-    HostFr* p = d.as<HostFr>();
-    copy_to_device(p, a.data(), a.size_bytes());
-    copy_to_device(p + size(), b.data(), b.size_bytes());
-    copy_to_device(p + 2 * size(), c.data(), c.size_bytes());
-    check_reduced(dev(p), 3 * size(), "abc", nullptr);
-    ab_minus_c_on_odd_coset(p, p + size(), p + 2 * size());
-    copy_to_host(a.data(), p, a.size_bytes());
-    copy_to_host(b.data(), p + size(), b.size_bytes());
-    copy_to_host(c.data(), p + 2 * size(), c.size_bytes());
-  });
+  abc_on_device(pool_, k_, "cuda::FrNtt::ab_minus_c_host", a, b, c,
+                [&](HostFr* x, HostFr* y, HostFr* z) { ab_minus_c_on_odd_coset(x, y, z); });
+}
+
+template <class HostFr>
+void FrNttOf<HostFr>::h_coefficients_host(std::span<HostFr> a, std::span<HostFr> b,
+                                          std::span<HostFr> c) const {
+  abc_on_device(pool_, k_, "cuda::FrNtt::h_coefficients_host", a, b, c,
+                [&](HostFr* x, HostFr* y, HostFr* z) { h_coefficients(x, y, z); });
 }
 
 template class FrNttOf<bls12_381::Fr>;

@@ -8,7 +8,8 @@
 // How (ntt.cu): radix-2 butterflies, grouped so that one kernel runs up to 10 consecutive stages on
 // a tile of 1024 elements in shared memory (3 passes over the data at 2^24, 4 at 2^26). Forward and
 // inverse natural->bit-reversed are decimation in frequency (DIF), bit-reversed->natural are
-// decimation in time (DIT): NR and RN need no permutation, NN and RR add one bit-reversal pass.
+// decimation in time (DIT): NR and RN need no permutation, NN and RR add one bit-reversal pass
+// (tiled through shared memory: 16x16 tiles, whole 512-byte runs read and written).
 // Coset and 1/n scalings are fused into the first (pre) or last (post) pass. The stage twiddles
 // ω_2h^j (j < h, every h) are precomputed on the device once per size: n elements per direction.
 //
@@ -52,9 +53,21 @@ class FrNttOf {
   void to_odd_coset(Fr* d, CUstream_st* stream = nullptr) const;
   void ab_minus_c_on_odd_coset(Fr* a, Fr* b, Fr* c, CUstream_st* stream = nullptr) const;
 
+  // poly::h_coefficients on device data: the H step of keys with the monomial H basis
+  // τ^i·Z(τ)/δ. a <- the n coefficients of h = (A·B - C)/Z in natural order (Montgomery form: the
+  // H MSM's scalars; the last is 0 for a satisfied system), b and c clobbered. 7 NTTs: the three
+  // to_odd_coset, then one pass that forms a·b - c and bit-reverses it (tiled), then the coset
+  // inverse (RN) with 1/n·1/(g^n - 1)·g^-j fused into its last pass.
+  void h_coefficients(Fr* a, Fr* b, Fr* c, CUstream_st* stream = nullptr) const;
+
+  // The bit-reversal permutation in place. tiled = false: the element-wise swap (the reference
+  // the benchmark compares with; also what sizes below 2^8 use).
+  void bit_reverse(Fr* d, CUstream_st* stream = nullptr, bool tiled = true) const;
+
   // Host conveniences (copy in, run, copy out; synchronous): for tests and small callers.
   void ntt_host(std::span<Fr> a, poly::Order order, bool inverse, const Fr* coset_shift) const;
   void ab_minus_c_host(std::span<Fr> a, std::span<Fr> b, std::span<Fr> c) const;
+  void h_coefficients_host(std::span<Fr> a, std::span<Fr> b, std::span<Fr> c) const;
 
  private:
   struct Scale;  // a scaling fused into a pass (see ntt.cu)
@@ -65,7 +78,10 @@ class FrNttOf {
   DevicePool& pool_;
   unsigned k_;
   DeviceBlock tw_fwd_, tw_inv_;  // tw[h + j] = ω_2h^j (or its inverse), h = 2^e < n, j < h
+  DeviceBlock inv_tables_;       // the inverse's post-scale n^-1 (made once: per call, building
+                                 // them on the host cost ~0.9 ms, 2026-12-02 H200 run)
   DeviceBlock odd_tables_;       // the odd-coset post-scale of the inverse: n^-1·shift^j
+  DeviceBlock h_tables_;         // h_coefficients' post-scale: n^-1·(g^n - 1)^-1·g^-j
   Fr n_inv_;
 };
 

@@ -221,7 +221,10 @@ class CudaGpuStage final : public pipeline::GpuStage<E> {
       a.reset();  // on the device now: the host copies die
       b.reset();
       c.reset();
-      ntt->ab_minus_c_on_odd_coset(da.as<Fr>(), db.as<Fr>(), dc.as<Fr>(), st.get());
+      if (pk.h_basis == zk::HBasis::monomial)
+        ntt->h_coefficients(da.as<Fr>(), db.as<Fr>(), dc.as<Fr>(), st.get());
+      else
+        ntt->ab_minus_c_on_odd_coset(da.as<Fr>(), db.as<Fr>(), dc.as<Fr>(), st.get());
       st.sync();
       db.reset();
       dc.reset();

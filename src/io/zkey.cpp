@@ -280,6 +280,9 @@ void write_zkey_to(ByteSink& s, const zk::ProvingKey<E>& pk, const ZkeyWriteOpti
   auto bad = [](const std::string& what) { throw Error("write_zkey: " + what); };
   const uint64_t n_private = uint64_t(pk.n_vars) - pk.n_public - 1;
   if (pk.n_vars < uint64_t(pk.n_public) + 1) bad("n_vars < n_public + 1");
+  if (pk.h_basis != zk::HBasis::odd_coset)
+    bad("the key's H points are in the monomial basis (tau^i*Z(tau)/delta); a .zkey holds the "
+        "odd-coset Lagrange basis");
   if (pk.ic.size() != uint64_t(pk.n_public) + 1)
     bad("IC has " + std::to_string(pk.ic.size()) + " points, expected n_public + 1");
   if (pk.a.size() != pk.n_vars || pk.b1.size() != pk.n_vars || pk.b2.size() != pk.n_vars)

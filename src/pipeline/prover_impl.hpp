@@ -71,7 +71,7 @@ class CpuGpuStage final : public GpuStage<E> {
   zk::G1Results<E> run(const Key<E>& key, mem::Buffer<Fr> z, mem::Buffer<Fr> a, mem::Buffer<Fr> b,
                        mem::Buffer<Fr> c) override {
     zk::G1Results<E> out;
-    zk::h_scalars<E>(key.domain, a.span(), b.span(), c.span());
+    zk::h_scalars<E>(key.domain, a.span(), b.span(), c.span(), key.pk->h_basis);
     b.reset();  // dead: only p (in a) is read from here on
     c.reset();
     out.h = zk::msm_h<E>(*key.pk, a.span());

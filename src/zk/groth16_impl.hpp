@@ -73,7 +73,7 @@ Proof<E> prove_with(const ProvingKey<E>& pk, std::span<const typename E::Fr> w,
     std::vector<Fr> a(n, Fr::zero()), b(n, Fr::zero()), c(n, Fr::zero());
     evaluate_abc<E>(pk, w, a, b, c);
     report("NTT (H polynomial)", 0.1);
-    h_scalars<E>(poly::Domain<Fr>::of_size(n), a, b, c);
+    h_scalars<E>(poly::Domain<Fr>::of_size(n), a, b, c, pk.h_basis);
     report("MSM H", 0.25);
     g1.h = msm_h<E>(pk, a);
   }
@@ -109,6 +109,6 @@ Proof<E> prove(const ProvingKey<E>& pk, std::span<const typename E::Fr> w,
   template Proof<E> prove<E>(const ProvingKey<E>&, std::span<const E::Fr>, const Progress&);     \
   template Proof<E> prove_with<E>(const ProvingKey<E>&, std::span<const E::Fr>, const E::Fr&,    \
                                   const E::Fr&, const Progress&);                                \
-  template ProvingKey<E> dev_setup<E>(const io::R1cs<E>&, const Progress&);
+  template ProvingKey<E> dev_setup<E>(const io::R1cs<E>&, const Progress&, HBasis);
 
 }  // namespace splitprove::zk

@@ -11,7 +11,7 @@
 namespace splitprove::zk {
 
 template <class E>
-ProvingKey<E> dev_setup(const io::R1cs<E>& r1cs, const Progress& progress) {
+ProvingKey<E> dev_setup(const io::R1cs<E>& r1cs, const Progress& progress, HBasis h_basis) {
   using Fr = typename E::Fr;
   auto report = [&](const char* stage, double f) {
     if (progress) progress(stage, f);
@@ -32,6 +32,7 @@ ProvingKey<E> dev_setup(const io::R1cs<E>& r1cs, const Progress& progress) {
   pk.n_vars = uint32_t(n_vars);
   pk.n_public = uint32_t(n_pub);
   pk.domain_size = uint32_t(n);
+  pk.h_basis = h_basis;
 
   // u, v, w at τ, and the coefficient list in snarkjs's order: per constraint its A terms then
   // its B terms, then the public-binding A rows.
@@ -64,9 +65,12 @@ ProvingKey<E> dev_setup(const io::R1cs<E>& r1cs, const Progress& progress) {
     if (j <= n_pub) ic[j] = k * gamma_inv;
     else cc[j - n_pub - 1] = k * delta_inv;
   }
-  // H_i = L^(2n)_(2i+1)(τ)/δ.
+  // H_i = L^(2n)_(2i+1)(τ)/δ, or τ^i·Z(τ)/δ.
   std::vector<Fr> hs(n);
-  {
+  if (h_basis == HBasis::monomial) {
+    Fr t = domain.vanishing_at(tau) * delta_inv;
+    for (size_t i = 0; i < n; ++i, t *= tau) hs[i] = t;
+  } else {
     poly::Domain<Fr> d2(domain.log_size() + 1);
     std::vector<Fr> L2 = d2.lagrange_at(tau);
     for (size_t i = 0; i < n; ++i) hs[i] = L2[2 * i + 1] * delta_inv;

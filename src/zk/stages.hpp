@@ -4,9 +4,10 @@
 //
 //   evaluate_abc   synthesis for a .zkey: a = A·z, b = B·z from the key's coefficients, c = a∘b
 //   g1 stage       the "GPU stage" (here on the CPU): consumes a, b, c and z
-//                    h_scalars:  a, b, c -> p = a·b - c on the odd coset, in a (b, c are dead
-//                    after) msm_h:      Σ p_i·H_i (a is dead after) msm_z:      Σ z·A, Σ z·B1,
-//                    Σ_private z·C (L)
+//                    h_scalars:  a, b, c -> p = a·b - c on the odd coset (or h's coefficients
+//                                for monomial-basis keys), in a (b, c are dead after)
+//                    msm_h:      Σ p_i·H_i (a is dead after)
+//                    msm_z:      Σ z·A, Σ z·B1, Σ_private z·C (L)
 //   g2 input       compact_g2_scalars: the scalars of the B-dense wires only (those whose B2 point
 //   is
 //                  not the identity), copied out of z into a small buffer the G2 stage owns; never
@@ -56,11 +57,13 @@ void evaluate_abc(const ProvingKey<E>& pk, std::span<const typename E::Fr> z,
                   std::span<typename E::Fr> a, std::span<typename E::Fr> b,
                   std::span<typename E::Fr> c);
 
-// The H scalars in place: on return a holds p = a·b - c on the odd coset (what msm_h takes);
-// b and c hold nothing the prover needs any more.
+// The H scalars in place, for the key's H basis: on return a holds what msm_h takes (odd_coset:
+// p = a·b - c on the odd coset; monomial: h's coefficients, poly::h_coefficients); b and c hold
+// nothing the prover needs any more.
 template <class E>
 void h_scalars(const poly::Domain<typename E::Fr>& domain, std::span<typename E::Fr> a,
-               std::span<typename E::Fr> b, std::span<typename E::Fr> c);
+               std::span<typename E::Fr> b, std::span<typename E::Fr> c,
+               HBasis basis = HBasis::odd_coset);
 
 template <class E>
 typename E::G1Jacobian msm_h(const ProvingKey<E>& pk, std::span<const typename E::Fr> p);

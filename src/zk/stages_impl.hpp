@@ -7,6 +7,7 @@
 
 #include "msm/msm.hpp"
 #include "poly/domain.hpp"
+#include "poly/h_coeffs.hpp"
 #include "splitprove/error.hpp"
 #include "util/parallel.hpp"
 #include "zk/groth16.hpp"
@@ -77,8 +78,11 @@ void evaluate_abc(const ProvingKey<E>& pk, std::span<const typename E::Fr> w,
 
 template <class E>
 void h_scalars(const poly::Domain<typename E::Fr>& domain, std::span<typename E::Fr> a,
-               std::span<typename E::Fr> b, std::span<typename E::Fr> c) {
-  domain.ab_minus_c_on_odd_coset(a, b, c);
+               std::span<typename E::Fr> b, std::span<typename E::Fr> c, HBasis basis) {
+  if (basis == HBasis::monomial)
+    poly::h_coefficients(domain, a, b, c);
+  else
+    domain.ab_minus_c_on_odd_coset(a, b, c);
 }
 
 template <class E>
@@ -102,7 +106,7 @@ G1Results<E> g1_stage(const ProvingKey<E>& pk, const poly::Domain<typename E::Fr
                       std::span<const typename E::Fr> z, std::span<typename E::Fr> a,
                       std::span<typename E::Fr> b, std::span<typename E::Fr> c) {
   G1Results<E> out;
-  h_scalars<E>(domain, a, b, c);
+  h_scalars<E>(domain, a, b, c, pk.h_basis);
   out.h = msm_h<E>(pk, a);
   msm_z<E>(pk, z, out);
   return out;
@@ -174,7 +178,7 @@ std::uint64_t g2_stage_scratch_bytes(const G2Bases<E>& bases) {
   template void evaluate_abc<E>(const ProvingKey<E>&, std::span<const E::Fr>, std::span<E::Fr>,   \
                                 std::span<E::Fr>, std::span<E::Fr>);                              \
   template void h_scalars<E>(const poly::Domain<E::Fr>&, std::span<E::Fr>, std::span<E::Fr>,      \
-                             std::span<E::Fr>);                                                   \
+                             std::span<E::Fr>, HBasis);                                                   \
   template E::G1Jacobian msm_h<E>(const ProvingKey<E>&, std::span<const E::Fr>);                  \
   template void msm_z<E>(const ProvingKey<E>&, std::span<const E::Fr>, G1Results<E>&);            \
   template G1Results<E> g1_stage<E>(const ProvingKey<E>&, const poly::Domain<E::Fr>&,             \

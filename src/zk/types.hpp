@@ -14,6 +14,13 @@
 
 namespace splitprove::zk {
 
+// The basis of a proving key's H points, and so which H step the prover runs:
+//   odd_coset: H[i] = L^(2n)_(2i+1)(τ)/δ·G1 (snarkjs; scalars a·b - c on the odd coset,
+//              poly::Domain::ab_minus_c_on_odd_coset). The only basis a .zkey can hold.
+//   monomial:  H[i] = τ^i·Z(τ)/δ·G1 (bellman-style keys; scalars the coefficients of
+//              h = (A·B - C)/Z, poly::h_coefficients: one NTT more).
+enum class HBasis : uint8_t { odd_coset, monomial };
+
 // Which QAP matrix a coefficient belongs to (the numbers are the .zkey's).
 enum class Matrix : uint32_t { kA = 0, kB = 1 };
 
@@ -33,7 +40,8 @@ struct Coefficient {
 //   A[i] = u_i(τ)·G1, B1[i] = v_i(τ)·G1, B2[i] = v_i(τ)·G2 for every wire i;
 //   IC[i] = (β·u_i(τ) + α·v_i(τ) + w_i(τ))/γ·G1 for the public wires 0..n_public;
 //   C[j] = (β·u_i(τ) + α·v_i(τ) + w_i(τ))/δ·G1 for the private wires i = n_public+1+j;
-//   H[i] = L^(2n)_(2i+1)(τ)/δ·G1, the odd Lagrange points of the 2n domain (snarkjs's H basis).
+//   H[i] = L^(2n)_(2i+1)(τ)/δ·G1, the odd Lagrange points of the 2n domain (snarkjs's H basis),
+//   or τ^i·Z(τ)/δ·G1 for keys with h_basis = monomial (made by dev_setup only).
 // Wires that do not occur in a matrix have the identity there.
 template <class E>
 struct ProvingKey {
@@ -52,6 +60,7 @@ struct ProvingKey {
   std::vector<G2Affine> b2;            // n_vars
   std::vector<G1Affine> c;             // n_vars - n_public - 1 (a.k.a. L: private wires only)
   std::vector<G1Affine> h;             // domain_size
+  HBasis h_basis = HBasis::odd_coset;  // what the points of h are (see HBasis)
 };
 
 // The verifier's part: e(A, B) = e(alpha, beta)·e(Σ pub_i·IC_i, gamma)·e(C, delta).

@@ -26,6 +26,7 @@
 #include "cuda/ec.cuh"
 #include "cuda/ff.cuh"
 #include "cuda/runtime.cuh"
+#include "bench_timer.cuh"
 
 using namespace splitprove;
 using namespace splitprove::cuda;
@@ -88,31 +89,10 @@ __global__ void g1_madd_kernel(const AffinePoint<F>* pts, size_t m, XyzzPoint<F>
   acc.store(out + t);
 }
 
-float median(std::vector<float> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
+// 2 warm-ups before the timed runs.
 template <class Launch>
 float time_ms(Launch&& launch, int reps, cudaStream_t s) {
-  cudaEvent_t e0, e1;
-  SPLITPROVE_CUDA_CHECK(cudaEventCreate(&e0));
-  SPLITPROVE_CUDA_CHECK(cudaEventCreate(&e1));
-  for (int i = 0; i < 2; ++i) launch();
-  std::vector<float> t;
-  for (int i = 0; i < reps; ++i) {
-    SPLITPROVE_CUDA_CHECK(cudaEventRecord(e0, s));
-    launch();
-    SPLITPROVE_CUDA_CHECK(cudaEventRecord(e1, s));
-    SPLITPROVE_CUDA_CHECK(cudaEventSynchronize(e1));
-    float ms = 0;
-    SPLITPROVE_CUDA_CHECK(cudaEventElapsedTime(&ms, e0, e1));
-    t.push_back(ms);
-  }
-  SPLITPROVE_CUDA_CHECK_LAUNCH();
-  cudaEventDestroy(e0);
-  cudaEventDestroy(e1);
-  return median(t);
+  return cuda::bench::event_ms(launch, reps, s, 2);
 }
 
 template <class F>

@@ -4,8 +4,12 @@
 //
 //   ntt      forward NR (natural in, bit-reversed out: the H step's order), forward NN, and the
 //            inverse NR, 2^20..2^max; data resident, CUDA-event medians
+//   ntt      also NN as before the tiled permutation (NR + the element-wise swap pass), and the
+//            two bit-reversal kernels alone
 //   h        ab_minus_c_on_odd_coset on three resident vectors (6 NTTs + the fused scalings and
-//            one pointwise pass), 2^20..2^max
+//            one pointwise pass: the snarkjs-key H step), and h_coefficients (7 NTTs + one fused
+//            pointwise/bit-reversal pass: the monomial-basis H step, SupraSeal's computation),
+//            2^20..2^max
 //   g1       G1 MSM, bases resident, random full-width scalars (the sppark comparison) and a
 //            Groth16-like witness (40% 0, 35% 1, 25% random: the split), 2^20..2^max
 //   g2       G2 MSM, random scalars and the witness mix, 2^20 and 2^22
@@ -28,6 +32,7 @@
 #include "cuda/msm.hpp"
 #include "cuda/ntt.hpp"
 #include "cuda/runtime.cuh"
+#include "bench_timer.cuh"
 
 using namespace splitprove;
 using namespace splitprove::cuda;
@@ -127,45 +132,9 @@ DeviceBases<C> make_bases(DevicePool& pool, size_t n) {
   return DeviceBases<C>(std::move(blk), n);
 }
 
-float median(std::vector<float> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
-template <class Fn>
-float event_ms(Fn&& f, int reps, cudaStream_t s) {
-  cudaEvent_t a, b;
-  SPLITPROVE_CUDA_CHECK(cudaEventCreate(&a));
-  SPLITPROVE_CUDA_CHECK(cudaEventCreate(&b));
-  f();
-  std::vector<float> t;
-  for (int i = 0; i < reps; ++i) {
-    SPLITPROVE_CUDA_CHECK(cudaEventRecord(a, s));
-    f();
-    SPLITPROVE_CUDA_CHECK(cudaEventRecord(b, s));
-    SPLITPROVE_CUDA_CHECK(cudaEventSynchronize(b));
-    float ms = 0;
-    SPLITPROVE_CUDA_CHECK(cudaEventElapsedTime(&ms, a, b));
-    t.push_back(ms);
-  }
-  SPLITPROVE_CUDA_CHECK_LAUNCH();
-  cudaEventDestroy(a);
-  cudaEventDestroy(b);
-  return median(t);
-}
-
-template <class Fn>
-float wall_ms(Fn&& f, int reps) {
-  f();
-  std::vector<float> t;
-  for (int i = 0; i < reps; ++i) {
-    const auto t0 = std::chrono::steady_clock::now();
-    f();
-    t.push_back(
-        std::chrono::duration<float, std::milli>(std::chrono::steady_clock::now() - t0).count());
-  }
-  return median(t);
-}
+using bench::event_ms;
+using bench::median;
+using bench::wall_ms;
 
 constexpr double kCopyGBs = 4100, kFrGmul = 57.2, kG1Gmadd = 2.44;
 
@@ -230,28 +199,58 @@ int main(int argc, char** argv) {
         fill_scalars<<<grid_for(3 * n, 256), 256, 0, s>>>(d.as<Fr>(), 3 * n, k, 0);
         SPLITPROVE_CUDA_CHECK_LAUNCH();
         const unsigned passes = k <= 10 ? 1 : 1 + (k - 10 + 6) / 7;
-        const double bytes = double(passes) * 2 * n * 32, muls = double(n) / 2 * k;
+        // n/2 products per stage but the first (ω_2^0 = 1): n/2·(k-1).
+        const double bytes = double(passes) * 2 * n * 32, muls = double(n) / 2 * (k - 1);
         const double floor_ms = std::max(bytes / (kCopyGBs * 1e9), muls / (kFrGmul * 1e9)) * 1e3;
+        const double copy_ms = 2.0 * n * 32 / (kCopyGBs * 1e9) * 1e3;  // read + write n elements
         if (want("ntt")) {
           const float nr = event_ms([&] { ntt.ntt(a, poly::Order::NR, s); }, reps, s);
           const float nn = event_ms([&] { ntt.ntt(a, poly::Order::NN, s); }, reps, s);
+          // NN as it was before the tiled permutation: NR + the element-wise swap pass.
+          const float nn_swap = event_ms(
+              [&] {
+                ntt.ntt(a, poly::Order::NR, s);
+                ntt.bit_reverse(a, s, false);
+              },
+              reps, s);
+          const float br_tiled = event_ms([&] { ntt.bit_reverse(a, s, true); }, reps, s);
+          const float br_swap = event_ms([&] { ntt.bit_reverse(a, s, false); }, reps, s);
           const float inr = event_ms([&] { ntt.intt(a, poly::Order::NR, s); }, reps, s);
           std::printf(
-              "ntt 2^%u  fwd NR %.3f ms  fwd NN %.3f ms  inv NR %.3f ms  | %u passes, %.2f "
-              "GB moved, %.0fM mul: floor %.3f ms, NR at %.0f GB/s %.1f Gmul/s",
-              k, nr, nn, inr, passes, bytes / 1e9, muls / 1e6, floor_ms, bytes / (nr / 1e3) / 1e9,
-              muls / (nr / 1e3) / 1e9);
+              "ntt 2^%u  fwd NR %.3f ms  fwd NN %.3f ms (swap-pass NN %.3f)  inv NR %.3f ms  | %u "
+              "passes, %.2f GB moved, %.0fM mul: floor %.3f ms, NR at %.0f GB/s %.1f Gmul/s",
+              k, nr, nn, nn_swap, inr, passes, bytes / 1e9, muls / 1e6, floor_ms,
+              bytes / (nr / 1e3) / 1e9, muls / (nr / 1e3) / 1e9);
           ratio(nn, sppark_ntt(k));
-          std::printf("RESULT ntt log2_n=%u nr_ms=%.4f nn_ms=%.4f inv_nr_ms=%.4f\n", k, nr, nn,
-                      inr);
+          std::printf(
+              "bitrev 2^%u  tiled %.3f ms (%.0f GB/s)  swap %.3f ms (%.0f GB/s)  | %.2f GB: floor "
+              "%.3f ms\n",
+              k, br_tiled, 2.0 * n * 32 / (br_tiled / 1e3) / 1e9, br_swap,
+              2.0 * n * 32 / (br_swap / 1e3) / 1e9, 2.0 * n * 32 / 1e9, copy_ms);
+          std::printf(
+              "RESULT ntt log2_n=%u nr_ms=%.4f nn_ms=%.4f nn_swap_ms=%.4f inv_nr_ms=%.4f "
+              "bitrev_tiled_ms=%.4f bitrev_swap_ms=%.4f\n",
+              k, nr, nn, nn_swap, inr, br_tiled, br_swap);
         }
         if (want("h")) {
+          // Pointwise a·b - c: reads 3, writes 1 element; n products.
+          const double pw_ms =
+              std::max(2.0 * copy_ms, double(n) / (kFrGmul * 1e9) * 1e3);
           const float h =
               event_ms([&] { ntt.ab_minus_c_on_odd_coset(a, a + n, a + 2 * n, s); }, reps, s);
-          std::printf("h   2^%u  %.3f ms  | 6 NTTs + a*b-c: floor %.3f ms", k, h,
-                      6 * floor_ms + 4.0 * n * 32 / (kCopyGBs * 1e9) * 1e3);
-          ratio(h, supra_h(k));
-          std::printf("RESULT h log2_n=%u ms=%.4f\n", k, h);
+          // The fused scalings cost 2 products per element (lo·hi table factor, then the value):
+          // 3 post-scales here, 4 in h_coefficients.
+          const double scale_ms = 2.0 * n / (kFrGmul * 1e9) * 1e3;
+          std::printf("h   2^%u  %.3f ms  | 6 NTTs + 3 scalings + a*b-c: floor %.3f ms", k, h,
+                      6 * floor_ms + 3 * scale_ms + pw_ms);
+          ratio(h, 0);
+          // The coefficient-form H (monomial H basis): SupraSeal's H computation is this one.
+          const float hc = event_ms([&] { ntt.h_coefficients(a, a + n, a + 2 * n, s); }, reps, s);
+          std::printf(
+              "hc  2^%u  %.3f ms  | 7 NTTs + 4 scalings + (a*b-c, bit reversal): floor %.3f ms", k,
+              hc, 7 * floor_ms + 4 * scale_ms + pw_ms);
+          ratio(hc, supra_h(k));
+          std::printf("RESULT h log2_n=%u ms=%.4f hc_ms=%.4f\n", k, h, hc);
         }
       }
       pool.trim();

@@ -1,6 +1,8 @@
 // GPU NTT and H step (cuda/ntt.hpp) against the CPU poly::Domain: every order, forward and inverse,
 // plain and coset, sizes 2^1..2^18 (single-pass and multi-pass plans); round trips; spot
-// evaluations by Horner's rule; the H scalars a·b - c on the odd coset. Skipped, with the reason,
+// evaluations by Horner's rule; the H scalars a·b - c on the odd coset; h's coefficients (the H
+// step of keys with the monomial H basis) against poly::h_coefficients and by the identity
+// A·B - C = h·Z; the tiled bit reversal against the element-wise one. Skipped, with the reason,
 // where no GPU exists.
 #include <gtest/gtest.h>
 
@@ -11,6 +13,7 @@
 #include "cuda/ntt.hpp"
 #include "gpu.hpp"
 #include "poly/domain.hpp"
+#include "poly/h_coeffs.hpp"
 #include "splitprove/error.hpp"
 
 namespace splitprove::cuda {
@@ -114,6 +117,71 @@ TEST(GpuNtt, HStepMatchesCpu) {
   }
 }
 
+// C = A·B on the domain, so h is the exact quotient: equal to the CPU's, last coefficient 0, and
+// A(x)B(x) - C(x) = h(x)Z(x) at a random x. Sizes 2^1..2^12 (below 2^8 the untiled path, from
+// 2^8 the tiled pointwise+bit-reversal pass), 2^15 and 2^20 (3 NTT passes).
+TEST(GpuNtt, HCoefficientsMatchCpuAndTheIdentity) {
+  SPLITPROVE_REQUIRE_GPU();
+  std::mt19937_64 rng(17);
+  for (unsigned k : {1u, 2u, 3u, 4u, 5u, 6u, 7u, 8u, 9u, 10u, 11u, 12u, 15u, 20u}) {
+    FrNtt gpu(test_pool(), k);
+    poly::Domain<HFr> cpu(k);
+    const size_t n = size_t(1) << k;
+    auto a = random_vec(n, 800 + k), b = random_vec(n, 900 + k);
+    std::vector<HFr> c(n);
+    for (size_t i = 0; i < n; ++i) c[i] = a[i] * b[i];
+    auto ga = a, gb = b, gc = c, ca = a, cb = b, cc = c;
+    gpu.h_coefficients_host(ga, gb, gc);
+    if (k <= 15) {  // the CPU reference; 2^20 is checked by the identity alone
+      poly::h_coefficients(cpu, std::span<HFr>(ca), std::span<HFr>(cb), std::span<HFr>(cc));
+      ASSERT_TRUE(ga == ca) << "k=" << k;
+    }
+    EXPECT_TRUE(ga[n - 1].is_zero()) << "k=" << k;
+    // The identity at a random x, from A, B, C's coefficients.
+    auto pa = a, pb = b, pc = c;
+    cpu.intt(pa), cpu.intt(pb), cpu.intt(pc);
+    auto horner = [](const std::vector<HFr>& p, const HFr& x) {
+      HFr r = HFr::zero();
+      for (size_t j = p.size(); j-- > 0;) r = r * x + p[j];
+      return r;
+    };
+    const HFr x = HFr::random(rng);
+    EXPECT_TRUE(horner(pa, x) * horner(pb, x) - horner(pc, x) ==
+                horner(ga, x) * cpu.vanishing_at(x))
+        << "k=" << k;
+    // A broken constraint changes h: the GPU still equals the CPU, and the identity fails.
+    if (k == 9) {
+      c[3] += HFr::one();
+      auto ha = a, hb = b, hc = c, ra = a, rb = b, rc = c;
+      gpu.h_coefficients_host(ha, hb, hc);
+      poly::h_coefficients(cpu, std::span<HFr>(ra), std::span<HFr>(rb), std::span<HFr>(rc));
+      EXPECT_TRUE(ha == ra);
+      EXPECT_FALSE(ha == ga);
+    }
+  }
+}
+
+TEST(GpuNtt, TiledBitReversalMatchesSwap) {
+  SPLITPROVE_REQUIRE_GPU();
+  for (unsigned k : {8u, 9u, 12u, 17u}) {
+    FrNtt gpu(test_pool(), k);
+    const size_t n = size_t(1) << k;
+    const auto a = random_vec(n, 1000 + k);
+    DeviceBlock d = test_pool().allocate(2 * n * sizeof(HFr));
+    HFr* p = d.as<HFr>();
+    copy_to_device(p, a.data(), n * sizeof(HFr));
+    copy_to_device(p + n, a.data(), n * sizeof(HFr));
+    gpu.bit_reverse(p, nullptr, true);
+    gpu.bit_reverse(p + n, nullptr, false);
+    std::vector<HFr> t(n), u(n);
+    copy_to_host(t.data(), p, n * sizeof(HFr));
+    copy_to_host(u.data(), p + n, n * sizeof(HFr));
+    EXPECT_TRUE(t == u) << "k=" << k;
+    for (size_t i : {size_t(1), size_t(5), n - 2})
+      EXPECT_TRUE(t[i] == a[poly::bit_reverse(i, k)]) << "k=" << k << " i=" << i;
+  }
+}
+
 TEST(GpuNtt, RejectsBadSizes) {
   SPLITPROVE_REQUIRE_GPU();
   EXPECT_THROW(FrNtt(test_pool(), 0), Error);
@@ -124,6 +192,8 @@ TEST(GpuNtt, RejectsBadSizes) {
   std::vector<HFr> z(16);
   const HFr zero = HFr::zero();
   EXPECT_THROW(gpu.ntt_host(z, Order::NN, false, &zero), Error);
+  std::vector<HFr> b(16);
+  EXPECT_THROW(gpu.h_coefficients_host(z, b, v), Error);
 }
 
 }  // namespace

@@ -2,7 +2,8 @@
 // same partition (native PoRep circuit and circom fixtures), proofs through the engine on the CUDA
 // stages verify with the CPU verifier (and snarkjs's verifying key), a wrong witness is rejected,
 // the proving key is uploaded once and kept for every partition and job (and evicted on request),
-// the streamed fallback gives the same results, and backend selection picks CUDA when a GPU exists.
+// the streamed fallback gives the same results, backend selection picks CUDA when a GPU exists,
+// and keys with the monomial H basis prove on the CUDA stages too.
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -161,6 +162,40 @@ TEST(CudaPipeline, EngineProofsOnTheCudaStagesVerify) {
   EXPECT_EQ(cuda::report(*gpu()).resident_keys, rep.resident_keys - 1);
   EXPECT_LT(cuda::report(*gpu()).srs_bytes, rep.srs_bytes);
   EXPECT_LT(cuda::report(*gpu()).key_bytes, rep.key_bytes);
+}
+
+// A key with the monomial H basis (bellman-style, τ^i·Z(τ)/δ): the CUDA stage runs
+// FrNtt::h_coefficients for it, equals the CPU stage (poly::h_coefficients), and the engine's
+// proofs verify. The same points read as an odd-coset key give another H (the flag is obeyed).
+TEST(CudaPipeline, MonomialHBasisKeyProvesOnTheCudaStages) {
+  SPLITPROVE_REQUIRE_GPU();
+  const std::uint32_t steps = (1u << 11) - 6;  // domain 2^11
+  auto r1cs = cli::detail::chain_r1cs<E>(steps);
+  auto pk =
+      std::make_shared<const zk::ProvingKey<E>>(zk::dev_setup<E>(r1cs, {}, zk::HBasis::monomial));
+  ASSERT_EQ(pk->domain_size, 1u << 11);
+  auto key = pipeline::Key<E>::prepare(pk);
+  auto source = [&](std::uint32_t job) {
+    std::vector<io::Witness<E>> ws;
+    for (std::uint32_t p = 0; p < 2; ++p)
+      ws.push_back(cli::detail::chain_witness<E>(steps, 1000 * job + p + 2, job));
+    return std::make_shared<const pipeline::CircomSource<E>>(pk, std::move(ws), nullptr, "chain");
+  };
+  auto st = cuda::gpu_stage(gpu());
+  compare_stages(*key, *source(0), 1, *st);
+  {
+    auto odd = std::make_shared<zk::ProvingKey<E>>(*pk);
+    odd->h_basis = zk::HBasis::odd_coset;
+    auto okey = pipeline::Key<E>::prepare(odd);
+    const Inputs in = synthesize(*source(0), 1);
+    EXPECT_FALSE(run_stage(*st, *okey, in).h == run_stage(*st, *key, in).h);
+    cuda::evict(*gpu(), odd.get());
+  }
+  pipeline::Engine<E> engine(pipeline::EngineConfig{}, cuda::gpu_stage(gpu()),
+                             cuda::g2_stage(gpu()));
+  expect_verified(engine.wait(engine.submit({source(0), key, 2})), *key, 2);
+  engine.shutdown();
+  cuda::evict(*gpu(), pk.get());
 }
 
 TEST(CudaPipeline, KeyIsUploadedOncePerGpu) {
