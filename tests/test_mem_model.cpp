@@ -60,6 +60,36 @@ TEST(MemModel, ABudgetCapsWhatCanBeHeld) {
   EXPECT_EQ(p.peak_bytes, 510u);
 }
 
+// Under a budget the books hold whole items: the prediction is the most whole items (beside the
+// fixed bytes) that fit, not the budget itself.
+TEST(MemModel, UnderABudgetOnlyWholeItemsAreHeld) {
+  MemoryModel m;
+  m.baseline_bytes = 10;
+  m.fixed_bytes = 30;
+  m.stages.push_back({"s", Tag::synthesis, 8, 0, 100, 0});
+  m.budget_bytes = 500;
+  Prediction p = predict(m);
+  EXPECT_EQ(p.work_bytes, 830u);
+  EXPECT_FALSE(p.fits_budget);
+  EXPECT_EQ(p.held_bytes, 430u);  // 30 + 4 × 100: a fifth item does not fit
+  EXPECT_EQ(p.peak_bytes, 440u);
+  // Two sizes (3 slots of 100, 4 of 30): 2 × 100 + 3 × 30 fills 290 exactly.
+  MemoryModel k;
+  k.stages.push_back({"big", Tag::synthesis, 3, 0, 100, 0});
+  k.stages.push_back({"small", Tag::g2, 1, 3, 30, 30});
+  k.budget_bytes = 290;
+  EXPECT_EQ(predict(k).work_bytes, 420u);
+  EXPECT_EQ(predict(k).held_bytes, 290u);
+  k.budget_bytes = 289;  // 2 × 100 + 2 × 30 = 260 is the most (1 × 100 + 4 × 30 = 220)
+  EXPECT_EQ(predict(k).held_bytes, 260u);
+  // The cap on items in flight applies too: 3 items at most, 2 × 100 + 1 × 30.
+  k.max_items_in_flight = 3;
+  EXPECT_EQ(predict(k).held_bytes, 230u);
+  // A budget the fixed bytes alone fill: nothing more.
+  m.budget_bytes = 30;
+  EXPECT_EQ(predict(m).held_bytes, 30u);
+}
+
 TEST(MemModel, LargestFittingIsTheInverse) {
   auto linear = [](std::uint32_t n) {
     MemoryModel m;

@@ -15,17 +15,57 @@ std::uint64_t sat_mul(std::uint64_t a, std::uint64_t b) {
 }
 std::uint64_t sat_add(std::uint64_t a, std::uint64_t b) { return a > kMax - b ? kMax : a + b; }
 std::uint64_t pages(std::uint64_t n) { return (n + kPageSize - 1) / kPageSize * kPageSize; }
+
+// One "slot class" per (stage, workers|queue): how many items it can hold, and at what size.
+struct Slot {
+  std::size_t stage;
+  bool queued;
+  std::uint64_t count;  // kMax: unbounded
+  std::uint64_t bytes;
+};
+
+// Under a budget the books hold whole items (an item is admitted with its whole reservation, and
+// keeps a stage's bytes until it leaves the stage): the most they can hold is the largest
+// fixed + Σ n_k × bytes_k that is <= budget, over n_k <= the slots of size bytes_k and
+// Σ n_k <= items in flight. Exact (a bounded knapsack over the few distinct item sizes, by
+// enumeration); the budget itself when the enumeration would be too long.
+std::uint64_t fill_budget(const MemoryModel& m, const std::vector<Slot>& slots) {
+  if (m.budget_bytes == 0 || m.fixed_bytes >= m.budget_bytes) return m.budget_bytes;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> sizes;  // bytes -> count, distinct
+  for (const Slot& sl : slots) {
+    if (sl.bytes == 0 || sl.count == 0) continue;
+    auto it = std::find_if(sizes.begin(), sizes.end(), [&](auto& q) { return q.first == sl.bytes; });
+    if (it == sizes.end())
+      sizes.emplace_back(sl.bytes, sl.count);
+    else
+      it->second = sat_add(it->second, sl.count);
+  }
+  std::sort(sizes.begin(), sizes.end(), std::greater<>());
+  const std::uint64_t room = m.budget_bytes - m.fixed_bytes;
+  const std::uint64_t items = m.max_items_in_flight ? m.max_items_in_flight : kMax;
+  std::uint64_t best = 0, nodes = 0;
+  bool gave_up = false;
+  // Depth-first, largest sizes first, most items first; stops at an exact fit.
+  auto go = [&](auto&& self, std::size_t k, std::uint64_t used, std::uint64_t left) -> void {
+    if (gave_up || best == room) return;
+    if (++nodes > 2'000'000) {
+      gave_up = true;
+      return;
+    }
+    best = std::max(best, used);
+    if (k == sizes.size() || left == 0) return;
+    const auto [bytes, count] = sizes[k];
+    const std::uint64_t most = std::min({count, left, (room - used) / bytes});
+    for (std::uint64_t n = most + 1; n-- > 0;) self(self, k + 1, used + n * bytes, left - n);
+  };
+  go(go, 0, 0, items);
+  return gave_up ? m.budget_bytes : m.fixed_bytes + best;
+}
+
 }  // namespace
 
 Prediction predict(const MemoryModel& m) {
   Prediction p;
-  // One "slot class" per (stage, workers|queue): how many items it can hold, and at what size.
-  struct Slot {
-    std::size_t stage;
-    bool queued;
-    std::uint64_t count;  // kMax: unbounded
-    std::uint64_t bytes;
-  };
   std::vector<Slot> slots;
   for (std::size_t i = 0; i < m.stages.size(); ++i) {
     const StageSpec& s = m.stages[i];
@@ -58,6 +98,7 @@ Prediction predict(const MemoryModel& m) {
   }
   p.fits_budget = m.budget_bytes == 0 || p.work_bytes <= m.budget_bytes;
   p.held_bytes = m.budget_bytes ? std::min(p.work_bytes, m.budget_bytes) : p.work_bytes;
+  if (!p.fits_budget) p.held_bytes = std::min(p.held_bytes, fill_budget(m, slots));
   p.peak_bytes = sat_add(m.baseline_bytes, p.held_bytes);
   return p;
 }

@@ -56,7 +56,9 @@ struct Prediction {
   bool bounded = true;            // false: an unbounded queue and no in-flight cap (no finite peak)
   std::uint64_t fixed_bytes = 0;  // the model's fixed_bytes (included in work_bytes)
   std::uint64_t work_bytes = 0;   // fixed + Σ stages (UINT64_MAX when unbounded)
-  std::uint64_t held_bytes = 0;   // min(work_bytes, budget): what can really be held
+  // What can really be held: work_bytes, or under a budget that cannot hold it, the most whole
+  // items (plus the fixed bytes) that fit the budget (<= budget).
+  std::uint64_t held_bytes = 0;
   std::uint64_t peak_bytes = 0;   // baseline + held_bytes (saturating)
   bool fits_budget = true;        // work_bytes <= budget (or no budget)
 };
