@@ -17,8 +17,8 @@ using namespace std::chrono_literals;
 TEST(MemModel, PredictSumsWorkersAndQueuesTimesBytesPerItem) {
   MemoryModel m;
   m.baseline_bytes = 1000;
-  m.stages.push_back({"a", Tag::synthesis, 2, 3, 100, 40});  // 2×100 + 3×40 = 320
-  m.stages.push_back({"b", Tag::gpu, 1, 0, 50, 0});          // 50
+  m.stages.push_back({"a", Tag::synthesis, 2, 3, 100, 40, std::nullopt});  // 2×100 + 3×40 = 320
+  m.stages.push_back({"b", Tag::gpu, 1, 0, 50, 0, std::nullopt});          // 50
   Prediction p = predict(m);
   EXPECT_TRUE(p.bounded);
   EXPECT_EQ(p.work_bytes, 370u);
@@ -32,8 +32,9 @@ TEST(MemModel, PredictSumsWorkersAndQueuesTimesBytesPerItem) {
 
 TEST(MemModel, TheInFlightCapBoundsUnboundedQueuesLargestItemsFirst) {
   MemoryModel m;
-  m.stages.push_back({"small", Tag::g2, 4, 0, 10, 0});
-  m.stages.push_back({"big", Tag::gpu, 1, std::nullopt, 100, 100});  // unbounded backlog
+  m.stages.push_back({"small", Tag::g2, 4, 0, 10, 0, std::nullopt});
+  m.stages.push_back(
+      {"big", Tag::gpu, 1, std::nullopt, 100, 100, std::nullopt});  // unbounded backlog
   EXPECT_FALSE(predict(m).bounded);
   EXPECT_EQ(predict(m).work_bytes, std::numeric_limits<std::uint64_t>::max());
   m.max_items_in_flight = 5;  // 5 items: all five may be big ones
@@ -51,7 +52,7 @@ TEST(MemModel, TheInFlightCapBoundsUnboundedQueuesLargestItemsFirst) {
 TEST(MemModel, ABudgetCapsWhatCanBeHeld) {
   MemoryModel m;
   m.baseline_bytes = 10;
-  m.stages.push_back({"s", Tag::synthesis, 8, 0, 100, 0});
+  m.stages.push_back({"s", Tag::synthesis, 8, 0, 100, 0, std::nullopt});
   m.budget_bytes = 500;
   Prediction p = predict(m);
   EXPECT_EQ(p.work_bytes, 800u);
@@ -66,7 +67,7 @@ TEST(MemModel, UnderABudgetOnlyWholeItemsAreHeld) {
   MemoryModel m;
   m.baseline_bytes = 10;
   m.fixed_bytes = 30;
-  m.stages.push_back({"s", Tag::synthesis, 8, 0, 100, 0});
+  m.stages.push_back({"s", Tag::synthesis, 8, 0, 100, 0, std::nullopt});
   m.budget_bytes = 500;
   Prediction p = predict(m);
   EXPECT_EQ(p.work_bytes, 830u);
@@ -75,8 +76,8 @@ TEST(MemModel, UnderABudgetOnlyWholeItemsAreHeld) {
   EXPECT_EQ(p.peak_bytes, 440u);
   // Two sizes (3 slots of 100, 4 of 30): 2 × 100 + 3 × 30 fills 290 exactly.
   MemoryModel k;
-  k.stages.push_back({"big", Tag::synthesis, 3, 0, 100, 0});
-  k.stages.push_back({"small", Tag::g2, 1, 3, 30, 30});
+  k.stages.push_back({"big", Tag::synthesis, 3, 0, 100, 0, std::nullopt});
+  k.stages.push_back({"small", Tag::g2, 1, 3, 30, 30, std::nullopt});
   k.budget_bytes = 290;
   EXPECT_EQ(predict(k).work_bytes, 420u);
   EXPECT_EQ(predict(k).held_bytes, 290u);
@@ -88,12 +89,24 @@ TEST(MemModel, UnderABudgetOnlyWholeItemsAreHeld) {
   // A budget the fixed bytes alone fill: nothing more.
   m.budget_bytes = 30;
   EXPECT_EQ(predict(m).held_bytes, 30u);
+  // A stage whose worker frees its item gradually (from 100 down to 20): part-way through, the
+  // item lets the budget be filled where whole items could not (4 × 100 + one item at 50).
+  MemoryModel g;
+  g.stages.push_back({"s", Tag::synthesis, 8, 0, 100, 0, std::nullopt});
+  g.stages.push_back({"gpu", Tag::gpu, 1, 0, 100, 0, std::nullopt});
+  g.budget_bytes = 450;
+  EXPECT_EQ(predict(g).held_bytes, 400u);
+  g.stages[1].min_bytes_per_item = 20;
+  EXPECT_EQ(predict(g).held_bytes, 450u);
+  g.max_items_in_flight = 4;  // 3 × 100 + one at most 100
+  EXPECT_EQ(predict(g).held_bytes, 400u);
+  EXPECT_EQ(predict(g).work_bytes, 400u);  // the uncapped need is unchanged by the range
 }
 
 TEST(MemModel, LargestFittingIsTheInverse) {
   auto linear = [](std::uint32_t n) {
     MemoryModel m;
-    m.stages.push_back({"s", Tag::synthesis, n, 0, 100, 0});
+    m.stages.push_back({"s", Tag::synthesis, n, 0, 100, 0, std::nullopt});
     return m;
   };
   EXPECT_EQ(largest_fitting(linear, 950), 9u);
@@ -101,7 +114,7 @@ TEST(MemModel, LargestFittingIsTheInverse) {
   EXPECT_EQ(largest_fitting(linear, 99), 0u);
   auto flat = [](std::uint32_t) {
     MemoryModel m;
-    m.stages.push_back({"s", Tag::synthesis, 1, 0, 100, 0});
+    m.stages.push_back({"s", Tag::synthesis, 1, 0, 100, 0, std::nullopt});
     return m;
   };
   EXPECT_EQ(largest_fitting(flat, 1000, 64), 64u);

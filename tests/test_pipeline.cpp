@@ -359,9 +359,8 @@ TEST(PipelineEngine, BudgetOfOnePartitionNeverDeadlocks) {
   const auto& ch = chain();
   auto probe = ch.source(ch.witnesses(1, 1));
   // What the engine's (CPU) stages report for their workers' scratch.
-  const auto cost = pipeline::partition_cost<E>(probe->shape(), *ch.key, {},
-                                                *pipeline::cpu_gpu_stage<E>(),
-                                                *pipeline::cpu_g2_stage<E>());
+  const auto cost = pipeline::partition_cost<E>(
+      probe->shape(), *ch.key, {}, *pipeline::cpu_gpu_stage<E>(), *pipeline::cpu_g2_stage<E>());
   pipeline::EngineConfig cfg;
   cfg.synthesis_workers = 3;
   cfg.gpu_workers = 2;
@@ -560,7 +559,8 @@ TEST(PipelineEngine, WorkersReserveTheScratchTheStagesReport) {
   const std::uint64_t one = bound.abc / 3;
   const std::uint64_t h = msm::scratch_bytes<E::G1>(pk.domain_size);
   const std::uint64_t zs = msm::scratch_bytes<E::G1>(pk.n_vars);
-  const std::uint64_t want = std::max(h > 2 * one ? h - 2 * one : 0, zs > 3 * one ? zs - 3 * one : 0);
+  const std::uint64_t want =
+      std::max(h > 2 * one ? h - 2 * one : 0, zs > 3 * one ? zs - 3 * one : 0);
   const std::uint64_t cpu_report = pipeline::cpu_gpu_stage<E>()->host_scratch_bytes(*ch.key, bound);
   EXPECT_EQ(cpu_report, want);
   EXPECT_LT(cpu_report, bound.g1_scratch);

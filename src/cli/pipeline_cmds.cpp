@@ -54,9 +54,10 @@ std::vector<std::uint32_t> parse_list(const std::string& s, const char* what) {
       used = 0;
     }
     if (item.empty() || used != item.size() || n == 0 || n > 1024)
-      throw Error(fmt::format("{} '{}': expected a comma-separated list of counts 1..1024, "
-                              "got '{}'",
-                              what, s, item));
+      throw Error(
+          fmt::format("{} '{}': expected a comma-separated list of counts 1..1024, "
+                      "got '{}'",
+                      what, s, item));
     v.push_back(std::uint32_t(n));
     i = j + 1;
   }
@@ -69,11 +70,11 @@ std::string mib(std::uint64_t b) { return fmt::format("{:.1f}", double(b) / doub
 // OUT/pw<p>-j<j>/ (report.txt and run_jobs's files), one table row per run on stdout and in
 // OUT/sweep.md, and the acceptance checks at the end.
 void run_sweep(BenchArgs& a, unsigned k) {
-  const auto pws = parse_list(a.sweep_pw.empty() ? std::to_string(a.run.engine.synthesis_workers)
-                                                 : a.sweep_pw,
-                              "--sweep-pw");
-  const auto jobs = parse_list(
-      a.sweep_jobs.empty() ? std::to_string(a.run.jobs) : a.sweep_jobs, "--sweep-jobs");
+  const auto pws =
+      parse_list(a.sweep_pw.empty() ? std::to_string(a.run.engine.synthesis_workers) : a.sweep_pw,
+                 "--sweep-pw");
+  const auto jobs =
+      parse_list(a.sweep_jobs.empty() ? std::to_string(a.run.jobs) : a.sweep_jobs, "--sweep-jobs");
   if (a.run.out_dir.empty()) throw Error("--sweep-pw/--sweep-jobs need --out DIR");
   const std::string out = a.run.out_dir;
   std::filesystem::create_directories(out);
@@ -134,8 +135,8 @@ void run_sweep(BenchArgs& a, unsigned k) {
       table += row;
       std::printf("%s", row.c_str());
       std::fflush(stdout);
-      rows.push_back({pw, j, rep.partitions_per_s, ratio, under,
-                      std::string(mem::verdict_name(v.verdict))});
+      rows.push_back(
+          {pw, j, rep.partitions_per_s, ratio, under, std::string(mem::verdict_name(v.verdict))});
     }
   }
   // The acceptance checks, per run and against the pw = 1 run of the same jobs.
@@ -149,8 +150,8 @@ void run_sweep(BenchArgs& a, unsigned k) {
     for (const Row& base : rows)
       if (base.j == r.j && base.pw == 1 && r.pps < base.pps) {
         never_slower = false;
-        checks += fmt::format("- pw={} j={}: {:.2f} partitions/s, below pw=1's {:.2f}\n", r.pw,
-                              r.j, r.pps, base.pps);
+        checks += fmt::format("- pw={} j={}: {:.2f} partitions/s, below pw=1's {:.2f}\n", r.pw, r.j,
+                              r.pps, base.pps);
       }
   }
   checks = fmt::format(

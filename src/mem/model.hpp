@@ -32,6 +32,11 @@ struct StageSpec {
   std::optional<std::uint32_t> queue_bound{0};  // items waiting in front; nullopt: unbounded
   std::uint64_t bytes_per_item = 0;             // held by an item while a worker has it
   std::uint64_t queued_bytes_per_item = 0;      // held by an item while it waits in the queue
+  // A worker may give its item's memory back gradually (buffers die at their last use inside the
+  // stage): while a worker has it, an item then holds anything from this up to bytes_per_item.
+  // nullopt: always bytes_per_item. Only the budget fill (predict's held_bytes
+  // under a budget) uses it: an item part-way through such a stage lets the budget admit more.
+  std::optional<std::uint64_t> min_bytes_per_item;
 };
 
 struct MemoryModel {
@@ -59,8 +64,8 @@ struct Prediction {
   // What can really be held: work_bytes, or under a budget that cannot hold it, the most whole
   // items (plus the fixed bytes) that fit the budget (<= budget).
   std::uint64_t held_bytes = 0;
-  std::uint64_t peak_bytes = 0;   // baseline + held_bytes (saturating)
-  bool fits_budget = true;        // work_bytes <= budget (or no budget)
+  std::uint64_t peak_bytes = 0;  // baseline + held_bytes (saturating)
+  bool fits_budget = true;       // work_bytes <= budget (or no budget)
 };
 
 // Items are placed into the stages' worker and queue slots, the largest bytes-per-item first, until

@@ -167,7 +167,6 @@ std::uint64_t G2Stage<E>::host_scratch_bytes(const Key<E>& key, const PartitionC
   return zk::g2_stage_scratch_bytes<E>(key.g2);
 }
 
-
 template <class E>
 std::shared_ptr<GpuStage<E>> cpu_gpu_stage();
 template <class E>

@@ -93,7 +93,9 @@ class CpuGpuStage final : public GpuStage<E> {
     const std::uint64_t one = cost.abc / 3;
     const std::uint64_t h = msm::scratch_bytes<typename E::G1>(pk.domain_size);
     const std::uint64_t zs = msm::scratch_bytes<typename E::G1>(pk.n_vars);
-    auto over = [](std::uint64_t need, std::uint64_t have) { return need > have ? need - have : 0; };
+    auto over = [](std::uint64_t need, std::uint64_t have) {
+      return need > have ? need - have : 0;
+    };
     return std::max(over(h, 2 * one), over(zs, 3 * one));
   }
 };
