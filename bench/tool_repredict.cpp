@@ -79,6 +79,7 @@ int main(int argc, char** argv) {
       pb.result = split["result"];
       pb.z = life - pb.abc - pb.g2_input - pb.result;
     }
+    c.gpu_frees_inputs_early = j.value("gpu_frees_inputs_early", true);
     c.synthesis_workers = std::uint32_t(config_value(config, "pw"));
     c.gpu_workers = std::uint32_t(config_value(config, "gw"));
     c.g2_workers = std::uint32_t(config_value(config, "g2w"));

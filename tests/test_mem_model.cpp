@@ -103,6 +103,32 @@ TEST(MemModel, UnderABudgetOnlyWholeItemsAreHeld) {
   EXPECT_EQ(predict(g).work_bytes, 400u);  // the uncapped need is unchanged by the range
 }
 
+// The pipeline layout under a budget: a GPU stage that frees its inputs early (a device backend)
+// lets the books reach the budget with a part-freed item; one that keeps them until it returns
+// (the CPU stage) leaves only whole items.
+TEST(MemModel, PipelineUnderABudgetKnowsWhetherTheGpuStageFreesEarly) {
+  PipelineConfig c;
+  c.partition.abc = 60;
+  c.partition.z = 20;
+  c.partition.g2_input = 10;
+  c.partition.result = 1;  // life 91, after the GPU stage 11
+  c.synthesis_workers = 8;
+  c.jobs = 1;
+  c.partitions_per_job = 10;
+  c.scratch_per_gpu_worker = 5;
+  c.budget = 5 + 4 * 91 + 50;  // four whole partitions and 50 bytes
+  c.gpu_frees_inputs_early = false;
+  const auto whole = predict(pipeline_model(c, Policy::splitprove));
+  EXPECT_FALSE(whole.fits_budget);
+  // 4 × 91 + up to 4 items of 11 or 1 behind the GPU stage (g2 queue + worker, finalize
+  // queue + worker): 4 × 91 + 2 × 11 + 2 × 1 = 388 <= 414.
+  EXPECT_EQ(whole.held_bytes, 5u + 4 * 91 + 2 * 11 + 2 * 1);
+  c.gpu_frees_inputs_early = true;
+  const auto early = predict(pipeline_model(c, Policy::splitprove));
+  EXPECT_EQ(early.held_bytes, c.budget);  // the GPU item part-freed fills the rest
+  EXPECT_EQ(early.work_bytes, whole.work_bytes);
+}
+
 TEST(MemModel, LargestFittingIsTheInverse) {
   auto linear = [](std::uint32_t n) {
     MemoryModel m;

@@ -189,7 +189,8 @@ MemoryModel pipeline_model(const PipelineConfig& c, Policy policy) {
     // A worker gives buffers back as they die inside its stage (a device backend frees the host
     // a, b, c once they are on the device): part-way through, an item holds between what it
     // holds after the stage and what it held before.
-    m.stages.push_back({"gpu", Tag::gpu, c.gpu_workers, c.gpu_queue, life, life, after_gpu});
+    m.stages.push_back({"gpu", Tag::gpu, c.gpu_workers, c.gpu_queue, life, life,
+                        c.gpu_frees_inputs_early ? after_gpu : life});
     m.stages.push_back({"g2", Tag::g2, c.g2_workers, c.g2_queue, after_gpu, after_gpu, b.result});
     m.stages.push_back(
         {"finalize", Tag::finalize, c.finalizers, c.final_queue, b.result, b.result, 0});

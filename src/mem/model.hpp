@@ -128,6 +128,9 @@ struct PipelineConfig {
   std::uint64_t scratch_per_synthesis_worker = 0;
   std::uint64_t scratch_per_gpu_worker = 0;
   std::uint64_t scratch_per_g2_worker = 0;
+  // The GPU stage may give a partition's buffers back before it ends (a device backend frees the
+  // host copies once uploaded): under a budget, a part-freed item lets one more be admitted.
+  bool gpu_frees_inputs_early = true;
   std::uint64_t worker_scratch() const;
 };
 

@@ -62,6 +62,8 @@ struct PartitionCost {
   std::uint64_t g1_scratch = 0;     // a GPU worker's host scratch beyond the partition's buffers
   std::uint64_t g2_scratch = 0;     // a G2 worker's host scratch
   std::size_t n_dense = 0;          // B-dense wires: the length of the G2 input
+  // The GPU stage may give z, a, b, c back to the budget before it returns (GpuStage).
+  bool gpu_frees_inputs_early = true;
 
   // Everything the partition will ever hold (its buffers and results); reserved at admission.
   // The stages' scratch is not in it: the workers hold that (EngineConfig::fit_scratch).
@@ -129,6 +131,10 @@ class GpuStage {
   // memory model counts it. The default is the CPU MSMs' bound (safe for any stage that runs
   // them on the host).
   virtual std::uint64_t host_scratch_bytes(const Key<E>& key, const PartitionCost& cost) const;
+  // Whether z, a, b, c may go back to the budget before run() returns (each as it dies; true
+  // for a device stage that frees the host copies once they are uploaded). false: all of them
+  // are paid for until run() returns. The memory model's budget fill depends on it.
+  virtual bool frees_inputs_early() const { return true; }
 };
 
 // The G2 stage seam: Σ z_i·B2_i over the compact input (CPU threads now; a GPU later).
@@ -153,6 +159,7 @@ PartitionCost partition_cost(const circuit::Shape& shape, const Key<E>& key,
                              const G2Stage<E>& g2) {
   PartitionCost c = partition_cost<E>(shape, key, opts);
   c.g1_scratch = gpu.host_scratch_bytes(key, c);
+  c.gpu_frees_inputs_early = gpu.frees_inputs_early();
   c.g2_scratch = g2.host_scratch_bytes(key, c);
   return c;
 }

@@ -81,10 +81,12 @@ class CpuGpuStage final : public GpuStage<E> {
     out.h = zk::msm_h<E>(*key.pk, a.span());
     freed.absorb(a.unmap_keep_reservation());
     zk::msm_z<E>(*key.pk, z.span(), out);
-    z.reset();
-    freed.reset();
+    freed.absorb(z.unmap_keep_reservation());
+    freed.reset();  // every input's bytes go back together, as the stage returns
     return out;
   }
+  // It keeps paying for its inputs until it returns: the budget never sees a part-freed item.
+  bool frees_inputs_early() const override { return false; }
   // Phase by phase, scratch beyond the bytes of the buffers already dead (each of a, b, c is a
   // third of cost.abc): the H MSM runs after b and c died, the z MSMs after a died too. The MSM
   // scratch bound of n terms holds for every tail (msm::scratch_bytes).

@@ -39,6 +39,7 @@ class DelayedGpu final : public GpuStage<E> {
   std::uint64_t host_scratch_bytes(const Key<E>& key, const PartitionCost& c) const override {
     return in_->host_scratch_bytes(key, c);
   }
+  bool frees_inputs_early() const override { return in_->frees_inputs_early(); }
 
  private:
   std::shared_ptr<GpuStage<E>> in_;
@@ -199,6 +200,7 @@ RunReport run_jobs(const RunOptions& o, const std::function<JobSpec<E>(std::uint
       j["s_per_proof"] = rep.s_per_proof;
       j["partitions_per_s"] = rep.partitions_per_s;
       j["life_cost_bytes"] = rep.cost.life();
+      j["gpu_frees_inputs_early"] = rep.cost.gpu_frees_inputs_early;
       j["partition_bytes"] = {{"z", rep.cost.z},
                               {"abc", rep.cost.abc},
                               {"g2_input", rep.cost.g2_input},
