@@ -30,6 +30,11 @@
 #   pipeline/<k>-j<jobs>-g2<on>/  report.txt and the run's files (memory.svg, waterfall.svg,
 #                timeline, summary.json); pipeline/demo/ the same for `splitprove demo`
 #   summary.txt  one screen: what ran, passed, failed, skipped, and the figures (also printed last)
+# Sweep mode: SPLITPROVE_DEVICE_SWEEP=1 builds only the CLI (no GPU tests, no prover benchmark) and
+# runs one `splitprove bench pipeline ... --sweep-pw LIST --sweep-jobs LIST` with the arguments in
+# SPLITPROVE_SWEEP_ARGS (one circuit and key for the whole sweep; one table row per run), within
+# SPLITPROVE_SWEEP_TIMEOUT seconds (400); it writes sweep.txt (the table and the checks) and
+# sweep.tar.gz (every run's files) into OUTDIR beside env.txt, build.log and summary.txt.
 # Exit status: 0 only when the build succeeded, every test passed, no GPU test skipped, and the
 # benchmark ran; 3 when there is no GPU (the tests then skip and say why).
 set -uo pipefail
@@ -51,6 +56,8 @@ micro="${SPLITPROVE_DEVICE_MICRO:-0}"
 pipeline="${SPLITPROVE_DEVICE_PIPELINE:-0}"
 pipeline_runs="${SPLITPROVE_PIPELINE_RUNS:-20:1:gpu 20:1:cpu 20:2:gpu 20:2:cpu 22:1:gpu 22:2:gpu 22:2:cpu}"
 pipeline_args="${SPLITPROVE_PIPELINE_ARGS:---synth-workers 4 --budget 48GiB}"
+sweep="${SPLITPROVE_DEVICE_SWEEP:-0}"
+sweep_args="${SPLITPROVE_SWEEP_ARGS:---size 2^21 --partitions 3 --sweep-pw 1,2,4,8,16 --sweep-jobs 1,4,8 --budget 3GiB}"
 summary="$out/summary.txt"
 status=0
 t_start=$(date +%s)
@@ -91,6 +98,7 @@ targets=(splitprove_cuda splitprove_cuda_bench_prover)
 [ "$micro" = 1 ] && targets+=(splitprove_cuda_bench)
 [ "$pipeline" = 1 ] && targets+=(splitprove_cli)
 for s in "${test_srcs[@]}"; do targets+=("$(basename "$s" .cpp)"); done
+[ "$sweep" = 1 ] && targets=(splitprove_cli)
 t0=$(date +%s)
 {
   echo "+ cmake -S . -B $build ${gen[*]} -DCMAKE_CXX_COMPILER=$cxx -DCMAKE_BUILD_TYPE=Release -DSPLITPROVE_CUDA=ON -DSPLITPROVE_BENCH=OFF -DSPLITPROVE_CUDA_BENCH=ON"
@@ -105,6 +113,23 @@ if [ $build_rc -ne 0 ]; then
   tail -30 "$out/build.log"
   echo "== summary"; cat "$summary"
   exit 1
+fi
+
+# ---- sweep mode: the pipeline sweep only ----------------------------------------------------------
+if [ "$sweep" = 1 ]; then
+  d="$out/sweep"
+  mkdir -p "$d"
+  t0=$(date +%s)
+  # shellcheck disable=SC2086
+  timeout "${SPLITPROVE_SWEEP_TIMEOUT:-400}" "$build/splitprove" bench pipeline $sweep_args \
+    --out "$d" >"$out/sweep.txt" 2>"$d/stderr.txt"
+  rc=$?
+  say "sweep: splitprove bench pipeline $sweep_args: rc $rc, $(($(date +%s) - t0)) s"
+  cat "$out/sweep.txt" | tee -a "$summary"
+  [ $rc -eq 0 ] || { tail -5 "$d/stderr.txt" | tee -a "$summary"; status=1; }
+  tar -czf "$out/sweep.tar.gz" -C "$out" sweep && rm -rf "$d"
+  say "total: $(($(date +%s) - t_start)) s, exit status $status"
+  exit $status
 fi
 
 # ---- 3. GPU tests ---------------------------------------------------------------------------------

@@ -149,6 +149,28 @@ TEST(MemBuffer, RssFallsWhenABufferDies) {
   EXPECT_GE(m.rss + kTolerance, m.anon + m.file);
 }
 
+// A stage may give a dead buffer's pages back to the OS but keep paying for them (to reuse the
+// bytes for its scratch): RSS falls, the books do not, until the kept reservation dies.
+TEST(MemBuffer, UnmapKeepReservationFreesThePagesButNotTheBooks) {
+  constexpr std::size_t kBytes = 64 * MiB;
+  constexpr std::uint64_t kTolerance = 8 * MiB;
+  MemoryBudget budget(kBytes);
+  Reservation r = budget.reserve(kBytes, Tag::gpu);
+  auto b = Buffer<unsigned char>::carve(r, kBytes);
+  touch(b);
+  const std::uint64_t with = read_rss();
+  Reservation kept = b.unmap_keep_reservation();
+  EXPECT_TRUE(b.empty());
+  EXPECT_EQ(kept.bytes(), kBytes);
+  EXPECT_EQ(kept.tag(), Tag::gpu);
+  EXPECT_EQ(budget.books().used, kBytes);
+  EXPECT_LE(read_rss(), with - kBytes + kTolerance) << "the pages were not given back";
+  b.reset();  // an emptied buffer holds nothing more
+  EXPECT_EQ(budget.books().used, kBytes);
+  kept.reset();
+  EXPECT_EQ(budget.books().used, 0u);
+}
+
 TEST(MemProcessMemory, ParsesSmapsRollupAndStatus) {
   const char* rollup =
       "55a83181c000-7ffc6be4d000 ---p 00000000 00:00 0  [rollup]\n"

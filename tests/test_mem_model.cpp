@@ -17,8 +17,8 @@ using namespace std::chrono_literals;
 TEST(MemModel, PredictSumsWorkersAndQueuesTimesBytesPerItem) {
   MemoryModel m;
   m.baseline_bytes = 1000;
-  m.stages.push_back({"a", Tag::synthesis, 2, 3, 100, 40});  // 2×100 + 3×40 = 320
-  m.stages.push_back({"b", Tag::gpu, 1, 0, 50, 0});          // 50
+  m.stages.push_back({"a", Tag::synthesis, 2, 3, 100, 40, std::nullopt});  // 2×100 + 3×40 = 320
+  m.stages.push_back({"b", Tag::gpu, 1, 0, 50, 0, std::nullopt});          // 50
   Prediction p = predict(m);
   EXPECT_TRUE(p.bounded);
   EXPECT_EQ(p.work_bytes, 370u);
@@ -32,8 +32,9 @@ TEST(MemModel, PredictSumsWorkersAndQueuesTimesBytesPerItem) {
 
 TEST(MemModel, TheInFlightCapBoundsUnboundedQueuesLargestItemsFirst) {
   MemoryModel m;
-  m.stages.push_back({"small", Tag::g2, 4, 0, 10, 0});
-  m.stages.push_back({"big", Tag::gpu, 1, std::nullopt, 100, 100});  // unbounded backlog
+  m.stages.push_back({"small", Tag::g2, 4, 0, 10, 0, std::nullopt});
+  m.stages.push_back(
+      {"big", Tag::gpu, 1, std::nullopt, 100, 100, std::nullopt});  // unbounded backlog
   EXPECT_FALSE(predict(m).bounded);
   EXPECT_EQ(predict(m).work_bytes, std::numeric_limits<std::uint64_t>::max());
   m.max_items_in_flight = 5;  // 5 items: all five may be big ones
@@ -51,7 +52,7 @@ TEST(MemModel, TheInFlightCapBoundsUnboundedQueuesLargestItemsFirst) {
 TEST(MemModel, ABudgetCapsWhatCanBeHeld) {
   MemoryModel m;
   m.baseline_bytes = 10;
-  m.stages.push_back({"s", Tag::synthesis, 8, 0, 100, 0});
+  m.stages.push_back({"s", Tag::synthesis, 8, 0, 100, 0, std::nullopt});
   m.budget_bytes = 500;
   Prediction p = predict(m);
   EXPECT_EQ(p.work_bytes, 800u);
@@ -60,10 +61,78 @@ TEST(MemModel, ABudgetCapsWhatCanBeHeld) {
   EXPECT_EQ(p.peak_bytes, 510u);
 }
 
+// Under a budget the books hold whole items: the prediction is the most whole items (beside the
+// fixed bytes) that fit, not the budget itself.
+TEST(MemModel, UnderABudgetOnlyWholeItemsAreHeld) {
+  MemoryModel m;
+  m.baseline_bytes = 10;
+  m.fixed_bytes = 30;
+  m.stages.push_back({"s", Tag::synthesis, 8, 0, 100, 0, std::nullopt});
+  m.budget_bytes = 500;
+  Prediction p = predict(m);
+  EXPECT_EQ(p.work_bytes, 830u);
+  EXPECT_FALSE(p.fits_budget);
+  EXPECT_EQ(p.held_bytes, 430u);  // 30 + 4 × 100: a fifth item does not fit
+  EXPECT_EQ(p.peak_bytes, 440u);
+  // Two sizes (3 slots of 100, 4 of 30): 2 × 100 + 3 × 30 fills 290 exactly.
+  MemoryModel k;
+  k.stages.push_back({"big", Tag::synthesis, 3, 0, 100, 0, std::nullopt});
+  k.stages.push_back({"small", Tag::g2, 1, 3, 30, 30, std::nullopt});
+  k.budget_bytes = 290;
+  EXPECT_EQ(predict(k).work_bytes, 420u);
+  EXPECT_EQ(predict(k).held_bytes, 290u);
+  k.budget_bytes = 289;  // 2 × 100 + 2 × 30 = 260 is the most (1 × 100 + 4 × 30 = 220)
+  EXPECT_EQ(predict(k).held_bytes, 260u);
+  // The cap on items in flight applies too: 3 items at most, 2 × 100 + 1 × 30.
+  k.max_items_in_flight = 3;
+  EXPECT_EQ(predict(k).held_bytes, 230u);
+  // A budget the fixed bytes alone fill: nothing more.
+  m.budget_bytes = 30;
+  EXPECT_EQ(predict(m).held_bytes, 30u);
+  // A stage whose worker frees its item gradually (from 100 down to 20): part-way through, the
+  // item lets the budget be filled where whole items could not (4 × 100 + one item at 50).
+  MemoryModel g;
+  g.stages.push_back({"s", Tag::synthesis, 8, 0, 100, 0, std::nullopt});
+  g.stages.push_back({"gpu", Tag::gpu, 1, 0, 100, 0, std::nullopt});
+  g.budget_bytes = 450;
+  EXPECT_EQ(predict(g).held_bytes, 400u);
+  g.stages[1].min_bytes_per_item = 20;
+  EXPECT_EQ(predict(g).held_bytes, 450u);
+  g.max_items_in_flight = 4;  // 3 × 100 + one at most 100
+  EXPECT_EQ(predict(g).held_bytes, 400u);
+  EXPECT_EQ(predict(g).work_bytes, 400u);  // the uncapped need is unchanged by the range
+}
+
+// The pipeline layout under a budget: a GPU stage that frees its inputs early (a device backend)
+// lets the books reach the budget with a part-freed item; one that keeps them until it returns
+// (the CPU stage) leaves only whole items.
+TEST(MemModel, PipelineUnderABudgetKnowsWhetherTheGpuStageFreesEarly) {
+  PipelineConfig c;
+  c.partition.abc = 60;
+  c.partition.z = 20;
+  c.partition.g2_input = 10;
+  c.partition.result = 1;  // life 91, after the GPU stage 11
+  c.synthesis_workers = 8;
+  c.jobs = 1;
+  c.partitions_per_job = 10;
+  c.scratch_per_gpu_worker = 5;
+  c.budget = 5 + 4 * 91 + 50;  // four whole partitions and 50 bytes
+  c.gpu_frees_inputs_early = false;
+  const auto whole = predict(pipeline_model(c, Policy::splitprove));
+  EXPECT_FALSE(whole.fits_budget);
+  // 4 × 91 + up to 4 items of 11 or 1 behind the GPU stage (g2 queue + worker, finalize
+  // queue + worker): 4 × 91 + 2 × 11 + 2 × 1 = 388 <= 414.
+  EXPECT_EQ(whole.held_bytes, 5u + 4 * 91 + 2 * 11 + 2 * 1);
+  c.gpu_frees_inputs_early = true;
+  const auto early = predict(pipeline_model(c, Policy::splitprove));
+  EXPECT_EQ(early.held_bytes, c.budget);  // the GPU item part-freed fills the rest
+  EXPECT_EQ(early.work_bytes, whole.work_bytes);
+}
+
 TEST(MemModel, LargestFittingIsTheInverse) {
   auto linear = [](std::uint32_t n) {
     MemoryModel m;
-    m.stages.push_back({"s", Tag::synthesis, n, 0, 100, 0});
+    m.stages.push_back({"s", Tag::synthesis, n, 0, 100, 0, std::nullopt});
     return m;
   };
   EXPECT_EQ(largest_fitting(linear, 950), 9u);
@@ -71,7 +140,7 @@ TEST(MemModel, LargestFittingIsTheInverse) {
   EXPECT_EQ(largest_fitting(linear, 99), 0u);
   auto flat = [](std::uint32_t) {
     MemoryModel m;
-    m.stages.push_back({"s", Tag::synthesis, 1, 0, 100, 0});
+    m.stages.push_back({"s", Tag::synthesis, 1, 0, 100, 0, std::nullopt});
     return m;
   };
   EXPECT_EQ(largest_fitting(flat, 1000, 64), 64u);

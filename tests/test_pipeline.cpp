@@ -15,6 +15,8 @@
 #include "io/wtns.hpp"
 #include "io/zkey.hpp"
 #include "mem/model.hpp"
+#include "mem/units.hpp"
+#include "msm/msm.hpp"
 #include "pipeline/circom_source.hpp"
 #include "pipeline/engine.hpp"
 #include "splitprove/error.hpp"
@@ -356,7 +358,9 @@ TEST(PipelineEngine, CancellationFreesEverythingAndOthersGoOn) {
 TEST(PipelineEngine, BudgetOfOnePartitionNeverDeadlocks) {
   const auto& ch = chain();
   auto probe = ch.source(ch.witnesses(1, 1));
-  const auto cost = pipeline::partition_cost<E>(probe->shape(), *ch.key);
+  // What the engine's (CPU) stages report for their workers' scratch.
+  const auto cost = pipeline::partition_cost<E>(
+      probe->shape(), *ch.key, {}, *pipeline::cpu_gpu_stage<E>(), *pipeline::cpu_g2_stage<E>());
   pipeline::EngineConfig cfg;
   cfg.synthesis_workers = 3;
   cfg.gpu_workers = 2;
@@ -503,6 +507,82 @@ TEST(PipelineEngine, WorkerScratchGrowsAtSubmissionWhenUnset) {
   auto books = engine.budget().books();
   EXPECT_EQ(books[mem::Tag::scratch].bytes, fitted.worker_scratch());
   EXPECT_EQ(books[mem::Tag::scratch].peak, fitted.worker_scratch());
+  EXPECT_EQ(items_held(engine), 0u);
+}
+
+// Stages that report a fixed host scratch (as a device backend does: its MSM scratch is on the
+// device), running the CPU stages underneath.
+class ReportingGpu final : public pipeline::GpuStage<E> {
+ public:
+  explicit ReportingGpu(std::uint64_t s) : s_(s) {}
+  std::string name() const override { return "reporting"; }
+  zk::G1Results<E> run(const pipeline::Key<E>& key, mem::Buffer<Fr> z, mem::Buffer<Fr> a,
+                       mem::Buffer<Fr> b, mem::Buffer<Fr> c) override {
+    return inner_->run(key, std::move(z), std::move(a), std::move(b), std::move(c));
+  }
+  std::uint64_t host_scratch_bytes(const pipeline::Key<E>&,
+                                   const pipeline::PartitionCost&) const override {
+    return s_;
+  }
+
+ private:
+  std::uint64_t s_;
+  std::shared_ptr<pipeline::GpuStage<E>> inner_ = pipeline::cpu_gpu_stage<E>();
+};
+class ReportingG2 final : public pipeline::G2Stage<E> {
+ public:
+  explicit ReportingG2(std::uint64_t s) : s_(s) {}
+  std::string name() const override { return "reporting"; }
+  E::G2Jacobian run(const pipeline::Key<E>& key, std::span<const Fr> compact) override {
+    return inner_->run(key, compact);
+  }
+  std::uint64_t host_scratch_bytes(const pipeline::Key<E>&,
+                                   const pipeline::PartitionCost&) const override {
+    return s_;
+  }
+
+ private:
+  std::uint64_t s_;
+  std::shared_ptr<pipeline::G2Stage<E>> inner_ = pipeline::cpu_g2_stage<E>();
+};
+
+// The backend's stages report their per-worker host scratch; the engine reserves that per worker
+// and the model counts it (not the CPU MSM bounds, which a device backend does not use). The CPU
+// GPU stage reports, phase by phase, only what its MSMs need beyond the dead buffers whose bytes
+// it keeps paying for until it returns.
+TEST(PipelineEngine, WorkersReserveTheScratchTheStagesReport) {
+  const auto& ch = chain();
+  auto ws = ch.witnesses(3, 90);
+  auto src = ch.source(ws);
+  const auto bound = pipeline::partition_cost<E>(src->shape(), *ch.key);  // CPU MSM bounds
+  const auto& pk = *ch.key->pk;
+  const std::uint64_t one = bound.abc / 3;
+  const std::uint64_t h = msm::scratch_bytes<E::G1>(pk.domain_size);
+  const std::uint64_t zs = msm::scratch_bytes<E::G1>(pk.n_vars);
+  const std::uint64_t want =
+      std::max(h > 2 * one ? h - 2 * one : 0, zs > 3 * one ? zs - 3 * one : 0);
+  const std::uint64_t cpu_report = pipeline::cpu_gpu_stage<E>()->host_scratch_bytes(*ch.key, bound);
+  EXPECT_EQ(cpu_report, want);
+  EXPECT_LT(cpu_report, bound.g1_scratch);
+  EXPECT_EQ(pipeline::cpu_g2_stage<E>()->host_scratch_bytes(*ch.key, bound), bound.g2_scratch);
+
+  constexpr std::uint64_t kGpu = 3 * mem::MiB, kG2 = 5 * mem::MiB;
+  pipeline::EngineConfig cfg;
+  cfg.synthesis_workers = 2;
+  cfg.gpu_workers = 2;
+  cfg.g2_workers = 1;
+  pipeline::Engine<E> engine(cfg, std::make_shared<ReportingGpu>(kGpu),
+                             std::make_shared<ReportingG2>(kG2));
+  const auto cost = engine.cost_of({src, ch.key, ws.size()});
+  EXPECT_EQ(cost.g1_scratch, kGpu);
+  EXPECT_EQ(cost.g2_scratch, kG2);
+  expect_valid(engine.wait(engine.submit({src, ch.key, ws.size()})), *ch.key, ws);
+  const std::uint64_t scratch = 2 * kGpu + kG2 + 2 * cost.synth_scratch;
+  EXPECT_EQ(engine.worker_scratch_bytes(), scratch);
+  const auto pred = mem::predict(
+      mem::pipeline_model(cfg.model_config(cost, 1, ws.size()), mem::Policy::splitprove));
+  EXPECT_EQ(pred.fixed_bytes, scratch);
+  EXPECT_LE(engine.budget().books().peak, pred.work_bytes);
   EXPECT_EQ(items_held(engine), 0u);
 }
 

@@ -3,18 +3,22 @@
 //                                       through the engine, every proof verified, memory measured
 //   splitprove bench pipeline --size 2^k --partitions 10 --jobs j --synth-workers pw
 //                             --gpu-workers gw --g2-workers n --finalizers n --budget 8GiB --out
-//                             DIR
+//                             DIR [--sweep-pw 1,2,4 --sweep-jobs 1,4]
 // Thin: options in, pipeline::run_jobs, the report out.
 #include <fmt/format.h>
 
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "cli/bench_circuits.hpp"
 #include "cli/command.hpp"
 #include "mem/units.hpp"
+#include "mem/verdict.hpp"
 #include "pipeline/run.hpp"
 #include "splitprove/error.hpp"
 #ifdef SPLITPROVE_HAVE_CUDA
@@ -28,6 +32,7 @@ using E = zk::Bls12_381;
 
 struct BenchArgs {
   std::string size = "2^12", circuit = "porep", budget, out, gpu_delay = "0", g2_delay = "0";
+  std::string sweep_pw, sweep_jobs;  // sweep mode: comma-separated lists
   pipeline::RunOptions run;
 };
 
@@ -35,8 +40,137 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+std::vector<std::uint32_t> parse_list(const std::string& s, const char* what) {
+  std::vector<std::uint32_t> v;
+  std::size_t i = 0;
+  while (i <= s.size()) {
+    const std::size_t j = std::min(s.find(',', i), s.size());
+    const std::string item = s.substr(i, j - i);
+    std::size_t used = 0;
+    unsigned long n = 0;
+    try {
+      n = std::stoul(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (item.empty() || used != item.size() || n == 0 || n > 1024)
+      throw Error(
+          fmt::format("{} '{}': expected a comma-separated list of counts 1..1024, "
+                      "got '{}'",
+                      what, s, item));
+    v.push_back(std::uint32_t(n));
+    i = j + 1;
+  }
+  return v;
+}
+
+std::string mib(std::uint64_t b) { return fmt::format("{:.1f}", double(b) / double(1 << 20)); }
+
+// Sweep mode: one circuit and key, then one engine run per (pw, jobs), each with its own files in
+// OUT/pw<p>-j<j>/ (report.txt and run_jobs's files), one table row per run on stdout and in
+// OUT/sweep.md, and the acceptance checks at the end.
+void run_sweep(BenchArgs& a, unsigned k) {
+  const auto pws =
+      parse_list(a.sweep_pw.empty() ? std::to_string(a.run.engine.synthesis_workers) : a.sweep_pw,
+                 "--sweep-pw");
+  const auto jobs =
+      parse_list(a.sweep_jobs.empty() ? std::to_string(a.run.jobs) : a.sweep_jobs, "--sweep-jobs");
+  if (a.run.out_dir.empty()) throw Error("--sweep-pw/--sweep-jobs need --out DIR");
+  const std::string out = a.run.out_dir;
+  std::filesystem::create_directories(out);
+  const auto t0 = std::chrono::steady_clock::now();
+  std::fprintf(stderr, "sweep: building the %s circuit at 2^%u and its development key...\n",
+               a.circuit.c_str(), k);
+  auto bc = make_bench_circuit<E>(a.circuit, k, a.run.partitions);
+  std::fprintf(stderr, "sweep: %s ready in %.1f s\n", bc.name.c_str(), seconds_since(t0));
+  const std::string head =
+      "| run | pw | jobs | partitions | wall s | partitions/s | stage means s (synth / gpu / g2) "
+      "| life MiB | workers' scratch MiB | budget MiB | books peak MiB | peak RSS − baseline MiB "
+      "| predicted peak MiB | peak RSS MiB | measured / predicted | RSS beyond books (max) MiB "
+      "| after drain − baseline MiB | verdict |\n"
+      "|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n";
+  std::string table = head;
+  std::printf("%s", head.c_str());
+  std::fflush(stdout);
+  struct Row {
+    std::uint32_t pw, j;
+    double pps, ratio;
+    bool under_budget;
+    std::string verdict;
+  };
+  std::vector<Row> rows;
+  std::string backend;
+  for (std::uint32_t j : jobs) {
+    for (std::uint32_t pw : pws) {
+      pipeline::RunOptions ro = a.run;
+      ro.engine.synthesis_workers = pw;
+      ro.jobs = j;
+      const std::string name = fmt::format("pw{}-j{}", pw, j);
+      ro.out_dir = (std::filesystem::path(out) / name).string();
+      ro.title = fmt::format("bench {}: pw={} gw={} g2w={} jobs={}x{}", bc.name, pw,
+                             ro.engine.gpu_workers, ro.engine.g2_workers, j, ro.partitions);
+      auto rep = pipeline::run_jobs<E>(ro, [&](std::uint32_t jj) { return bc.job(jj); });
+      backend = rep.backend;
+      {
+        std::ofstream f(std::filesystem::path(ro.out_dir) / "report.txt");
+        f << pipeline::format_report(ro, rep);
+      }
+      auto mean = [](const pipeline::StageStats& st) {
+        return st.items ? st.busy_s / double(st.items) : 0.0;
+      };
+      const auto& v = rep.verdict;
+      const double ratio = rep.predicted_peak ? double(v.peak) / double(rep.predicted_peak) : 0;
+      const std::uint64_t work = v.peak > v.baseline ? v.peak - v.baseline : 0;
+      const bool under = !ro.engine.host_budget || work <= ro.engine.host_budget;
+      const std::string row = fmt::format(
+          "| [{}]({}/memory.svg) | {} | {} | {} | {:.2f} | {:.2f} | {:.3f} / {:.3f} / {:.3f} | {} "
+          "| {} | {} | {} | {} | {} | {} | {:.3f} | {} | {} | {} |\n",
+          name, name, pw, j, rep.partitions, rep.wall_s, rep.partitions_per_s,
+          mean(rep.stats.synthesis), mean(rep.stats.gpu), mean(rep.stats.g2), mib(rep.cost.life()),
+          mib(rep.worker_scratch), ro.engine.host_budget ? mib(ro.engine.host_budget) : "none",
+          mib(rep.books_peak), mib(work), mib(rep.predicted_peak), mib(v.peak), ratio,
+          mib(std::uint64_t(std::max<std::int64_t>(0, v.unaccounted_max))),
+          fmt::format("{:.1f}", double(v.drain_delta) / double(1 << 20)),
+          mem::verdict_name(v.verdict));
+      table += row;
+      std::printf("%s", row.c_str());
+      std::fflush(stdout);
+      rows.push_back(
+          {pw, j, rep.partitions_per_s, ratio, under, std::string(mem::verdict_name(v.verdict))});
+    }
+  }
+  // The acceptance checks, per run and against the pw = 1 run of the same jobs.
+  std::string checks;
+  double worst = 1e9;
+  bool all_under = true, all_bounded = true, never_slower = true;
+  for (const Row& r : rows) {
+    worst = std::min(worst, r.ratio);
+    all_under &= r.under_budget;
+    all_bounded &= r.verdict == "bounded";
+    for (const Row& base : rows)
+      if (base.j == r.j && base.pw == 1 && r.pps < base.pps) {
+        never_slower = false;
+        checks += fmt::format("- pw={} j={}: {:.2f} partitions/s, below pw=1's {:.2f}\n", r.pw, r.j,
+                              r.pps, base.pps);
+      }
+  }
+  checks = fmt::format(
+               "backend: {}\ncircuit: {}\nruns: {}, every proof verified (by the engine and "
+               "again by the run)\npeak RSS - baseline <= budget in every run: {}\n"
+               "measured/predicted peak: lowest {:.3f} (target >= 0.90, and <= 1)\n"
+               "verdict bounded (RSS back to baseline) in every run: {}\n"
+               "throughput never below the pw=1 run of the same jobs: {}\n",
+               backend, bc.name, rows.size(), all_under ? "yes" : "NO", worst,
+               all_bounded ? "yes" : "NO", never_slower ? "yes" : "NO") +
+           checks;
+  std::printf("\n%s", checks.c_str());
+  std::ofstream f(std::filesystem::path(out) / "sweep.md");
+  f << table << "\n" << checks;
+}
+
 void run_bench(BenchArgs& a, bool demo) {
   const unsigned k = parse_log2_size(a.size, "--size");
+  const bool sweep = !a.sweep_pw.empty() || !a.sweep_jobs.empty();
   if (!a.budget.empty()) a.run.engine.host_budget = mem::parse_size(a.budget, "--budget");
   a.run.gpu_delay = std::chrono::duration_cast<std::chrono::milliseconds>(
       mem::parse_duration(a.gpu_delay, "--gpu-delay"));
@@ -45,6 +179,7 @@ void run_bench(BenchArgs& a, bool demo) {
 #ifdef SPLITPROVE_HAVE_CUDA
   cuda::install_pipeline_backend();  // `--backend auto` then picks it when a GPU is present
 #endif
+  if (sweep) return run_sweep(a, k);
   const auto t0 = std::chrono::steady_clock::now();
   std::fprintf(stderr, "%s: building the %s circuit at 2^%u and its development key...\n",
                demo ? "demo" : "bench", a.circuit.c_str(), k);
@@ -114,6 +249,10 @@ Register reg([](CLI::App& app) {
       "predicted peak, verdict, timeline and SVGs");
   pipe->add_option("--size", bench_args->size, "circuit size 2^k")->capture_default_str();
   add_engine_options(pipe, *bench_args);
+  pipe->add_option("--sweep-pw", bench_args->sweep_pw,
+                   "sweep: synthesis workers to run, e.g. 1,2,4,8,16 (one circuit and key; one "
+                   "run per pw x jobs; files in OUT/pw<p>-j<j>/, the table in OUT/sweep.md)");
+  pipe->add_option("--sweep-jobs", bench_args->sweep_jobs, "sweep: jobs in flight, e.g. 1,4,8");
   pipe->callback([bench_args] { run_bench(*bench_args, false); });
 });
 

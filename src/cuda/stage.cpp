@@ -192,6 +192,10 @@ DeviceBlock upload(Gpu& g, std::span<const Fr> v, CUstream_st* stream) {
   return d;
 }
 
+// Host bytes a device stage may hold beside its inputs: DeviceBases' upload staging (2^16 points
+// of at most 192 bytes: 12 MiB for G2) and the MSMs' small host vectors, rounded up.
+constexpr std::uint64_t kHostStaging = std::uint64_t(16) << 20;
+
 class CudaGpuStage final : public pipeline::GpuStage<E> {
  public:
   explicit CudaGpuStage(std::shared_ptr<Gpu> g) : g_(std::move(g)) {}
@@ -240,6 +244,13 @@ class CudaGpuStage final : public pipeline::GpuStage<E> {
                         vars - first_private, st.get());
     return out;
   }
+  // Host heap beyond the partition's buffers (which this stage frees once they are on the device):
+  // no MSM scratch on the host, only the key upload's staging chunk (kHostStaging) and small
+  // per-MSM vectors.
+  std::uint64_t host_scratch_bytes(const pipeline::Key<E>&,
+                                   const pipeline::PartitionCost&) const override {
+    return kHostStaging;
+  }
 
  private:
   std::shared_ptr<Gpu> g_;
@@ -260,6 +271,10 @@ class CudaG2Stage final : public pipeline::G2Stage<E> {
     DeviceBlock d = upload(*g_, compact, st.get());
     return run_msm<G2>(*g_, rk->b2.get(), std::span(key.g2.bases), d.get(), compact.size(),
                        st.get());
+  }
+  std::uint64_t host_scratch_bytes(const pipeline::Key<E>&,
+                                   const pipeline::PartitionCost&) const override {
+    return kHostStaging;
   }
 
  private:

@@ -92,6 +92,15 @@ class Buffer {
     count_ = 0;
   }
 
+  // Unmaps the pages now but keeps paying for them: the reservation is handed to the caller,
+  // who may let later work (e.g. a stage's scratch) use those bytes before giving them back. The
+  // buffer becomes empty.
+  [[nodiscard]] Reservation unmap_keep_reservation() noexcept {
+    pages_.unmap();
+    count_ = 0;
+    return std::move(reservation_);
+  }
+
   // The buffer moved to another stage: its bytes now count under `t` in the books.
   void retag(Tag t) { reservation_.retag(t); }
 

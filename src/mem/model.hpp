@@ -32,6 +32,11 @@ struct StageSpec {
   std::optional<std::uint32_t> queue_bound{0};  // items waiting in front; nullopt: unbounded
   std::uint64_t bytes_per_item = 0;             // held by an item while a worker has it
   std::uint64_t queued_bytes_per_item = 0;      // held by an item while it waits in the queue
+  // A worker may give its item's memory back gradually (buffers die at their last use inside the
+  // stage): while a worker has it, an item then holds anything from this up to bytes_per_item.
+  // nullopt: always bytes_per_item. Only the budget fill (predict's held_bytes
+  // under a budget) uses it: an item part-way through such a stage lets the budget admit more.
+  std::optional<std::uint64_t> min_bytes_per_item;
 };
 
 struct MemoryModel {
@@ -56,9 +61,11 @@ struct Prediction {
   bool bounded = true;            // false: an unbounded queue and no in-flight cap (no finite peak)
   std::uint64_t fixed_bytes = 0;  // the model's fixed_bytes (included in work_bytes)
   std::uint64_t work_bytes = 0;   // fixed + Σ stages (UINT64_MAX when unbounded)
-  std::uint64_t held_bytes = 0;   // min(work_bytes, budget): what can really be held
-  std::uint64_t peak_bytes = 0;   // baseline + held_bytes (saturating)
-  bool fits_budget = true;        // work_bytes <= budget (or no budget)
+  // What can really be held: work_bytes, or under a budget that cannot hold it, the most whole
+  // items (plus the fixed bytes) that fit the budget (<= budget).
+  std::uint64_t held_bytes = 0;
+  std::uint64_t peak_bytes = 0;  // baseline + held_bytes (saturating)
+  bool fits_budget = true;       // work_bytes <= budget (or no budget)
 };
 
 // Items are placed into the stages' worker and queue slots, the largest bytes-per-item first, until
@@ -121,6 +128,9 @@ struct PipelineConfig {
   std::uint64_t scratch_per_synthesis_worker = 0;
   std::uint64_t scratch_per_gpu_worker = 0;
   std::uint64_t scratch_per_g2_worker = 0;
+  // The GPU stage may give a partition's buffers back before it ends (a device backend frees the
+  // host copies once uploaded): under a budget, a part-freed item lets one more be admitted.
+  bool gpu_frees_inputs_early = true;
   std::uint64_t worker_scratch() const;
 };
 

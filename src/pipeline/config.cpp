@@ -48,6 +48,7 @@ mem::PipelineConfig EngineConfig::model_config(const PartitionCost& cost, std::u
                                                std::uint64_t baseline) const {
   mem::PipelineConfig c;
   c.partition = cost.model_bytes();
+  c.gpu_frees_inputs_early = cost.gpu_frees_inputs_early;
   c.synthesis_workers = synthesis_workers;
   c.gpu_workers = gpu_workers;
   c.g2_workers = g2_workers;

@@ -66,7 +66,7 @@ struct Engine<E>::Item {
   // The item's bytes count under the stage that holds it now (scratch stays `scratch`).
   void retag(mem::Tag t) {
     if (synth) {
-      for (auto* b : {&synth->z, &synth->a, &synth->b, &synth->c}) b->retag(t);
+      for (auto* b : {&synth->z, &synth->a, &synth->b, &synth->c, &synth->g2_input}) b->retag(t);
       synth->rest.retag(t);
     }
     if (pending) {
@@ -303,7 +303,8 @@ PartitionCost Engine<E>::cost_of(const JobSpec<E>& spec) const {
   if (!spec.source || !spec.key) throw Error("pipeline: a job needs a source and a key");
   const auto shape = spec.source->shape();
   check_shape<E>(shape, *spec.key, spec.source->describe());
-  return partition_cost<E>(shape, *spec.key, cfg_.buffers);
+  // The stages report their own per-worker host scratch (it depends on the backend).
+  return partition_cost<E>(shape, *spec.key, cfg_.buffers, *gpu_, *g2_);
 }
 
 template <class E>

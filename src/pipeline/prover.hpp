@@ -59,9 +59,11 @@ struct PartitionCost {
   std::uint64_t g2_input = 0;       // compact copy of the B-dense scalars
   std::uint64_t result = 0;         // G1/G2 sums, public inputs, the proof
   std::uint64_t synth_scratch = 0;  // what the source's synthesize() allocates
-  std::uint64_t g1_scratch = 0;     // the GPU stage's MSM scratch (CPU backend)
-  std::uint64_t g2_scratch = 0;     // the G2 stage's MSM scratch
+  std::uint64_t g1_scratch = 0;     // a GPU worker's host scratch beyond the partition's buffers
+  std::uint64_t g2_scratch = 0;     // a G2 worker's host scratch
   std::size_t n_dense = 0;          // B-dense wires: the length of the G2 input
+  // The GPU stage may give z, a, b, c back to the budget before it returns (GpuStage).
+  bool gpu_frees_inputs_early = true;
 
   // Everything the partition will ever hold (its buffers and results); reserved at admission.
   // The stages' scratch is not in it: the workers hold that (EngineConfig::fit_scratch).
@@ -84,8 +86,11 @@ template <class E>
 struct Synthesized {
   using Fr = typename E::Fr;
   std::size_t index = 0;
-  mem::Reservation rest;  // the admission share not yet carved (G2 input + results)
+  mem::Reservation rest;  // the admission share not yet carved (the results)
   mem::Buffer<Fr> z, a, b, c;
+  // The compact G2 input, copied from z when synthesis ends (so that what the books hold for a
+  // synthesized partition is resident: a partition waiting for a GPU worker holds it already).
+  mem::Buffer<Fr> g2_input;
 };
 
 template <class E>
@@ -119,6 +124,17 @@ class GpuStage {
   // back) by the time this returns, each as soon as it is dead.
   virtual zk::G1Results<E> run(const Key<E>& key, mem::Buffer<Fr> z, mem::Buffer<Fr> a,
                                mem::Buffer<Fr> b, mem::Buffer<Fr> c) = 0;
+  // Host heap bytes one worker running this stage needs *beyond* the partition's own buffers
+  // (which are paid for by the partition: a stage that keeps a dead buffer's reservation until
+  // run() returns may reuse its bytes for scratch, and reports only what exceeds them). The
+  // backend knows what it holds on the host: the engine reserves this per GPU worker and the
+  // memory model counts it. The default is the CPU MSMs' bound (safe for any stage that runs
+  // them on the host).
+  virtual std::uint64_t host_scratch_bytes(const Key<E>& key, const PartitionCost& cost) const;
+  // Whether z, a, b, c may go back to the budget before run() returns (each as it dies; true
+  // for a device stage that frees the host copies once they are uploaded). false: all of them
+  // are paid for until run() returns. The memory model's budget fill depends on it.
+  virtual bool frees_inputs_early() const { return true; }
 };
 
 // The G2 stage seam: Σ z_i·B2_i over the compact input (CPU threads now; a GPU later).
@@ -129,7 +145,34 @@ class G2Stage {
   virtual ~G2Stage() = default;
   virtual std::string name() const = 0;
   virtual typename E::G2Jacobian run(const Key<E>& key, std::span<const Fr> compact) = 0;
+  // Host heap bytes one worker running this stage needs beside the compact input (see
+  // GpuStage::host_scratch_bytes). Default: the CPU G2 MSM's bound.
+  virtual std::uint64_t host_scratch_bytes(const Key<E>& key, const PartitionCost& cost) const;
 };
+
+// partition_cost with the stages' own report of their per-worker host scratch (what the engine
+// reserves per GPU / G2 worker for this backend). Defined here with the stages' defaults, so that
+// a backend's stages (src/cuda) need no explicit instantiation of their base classes.
+template <class E>
+PartitionCost partition_cost(const circuit::Shape& shape, const Key<E>& key,
+                             const mem::BufferOptions& opts, const GpuStage<E>& gpu,
+                             const G2Stage<E>& g2) {
+  PartitionCost c = partition_cost<E>(shape, key, opts);
+  c.g1_scratch = gpu.host_scratch_bytes(key, c);
+  c.gpu_frees_inputs_early = gpu.frees_inputs_early();
+  c.g2_scratch = g2.host_scratch_bytes(key, c);
+  return c;
+}
+
+template <class E>
+std::uint64_t GpuStage<E>::host_scratch_bytes(const Key<E>& key, const PartitionCost&) const {
+  return zk::g1_stage_scratch_bytes<E>(*key.pk);
+}
+
+template <class E>
+std::uint64_t G2Stage<E>::host_scratch_bytes(const Key<E>& key, const PartitionCost&) const {
+  return zk::g2_stage_scratch_bytes<E>(key.g2);
+}
 
 template <class E>
 std::shared_ptr<GpuStage<E>> cpu_gpu_stage();

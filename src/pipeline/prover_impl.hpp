@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "mem/units.hpp"
+#include "msm/msm.hpp"
 #include "pipeline/prover.hpp"
 #include "splitprove/error.hpp"
 #include "util/random.hpp"
@@ -72,13 +73,32 @@ class CpuGpuStage final : public GpuStage<E> {
                        mem::Buffer<Fr> c) override {
     zk::G1Results<E> out;
     zk::h_scalars<E>(key.domain, a.span(), b.span(), c.span(), key.pk->h_basis);
-    b.reset();  // dead: only p (in a) is read from here on
-    c.reset();
+    // b and c are dead (only p, in a, is read from here on): their pages go back to the OS now,
+    // but their bytes stay paid for until this stage returns, so that the MSMs' scratch can use
+    // them (host_scratch_bytes reserves only what the scratch needs beyond them).
+    mem::Reservation freed = b.unmap_keep_reservation();
+    freed.absorb(c.unmap_keep_reservation());
     out.h = zk::msm_h<E>(*key.pk, a.span());
-    a.reset();
+    freed.absorb(a.unmap_keep_reservation());
     zk::msm_z<E>(*key.pk, z.span(), out);
-    z.reset();
+    freed.absorb(z.unmap_keep_reservation());
+    freed.reset();  // every input's bytes go back together, as the stage returns
     return out;
+  }
+  // It keeps paying for its inputs until it returns: the budget never sees a part-freed item.
+  bool frees_inputs_early() const override { return false; }
+  // Phase by phase, scratch beyond the bytes of the buffers already dead (each of a, b, c is a
+  // third of cost.abc): the H MSM runs after b and c died, the z MSMs after a died too. The MSM
+  // scratch bound of n terms holds for every tail (msm::scratch_bytes).
+  std::uint64_t host_scratch_bytes(const Key<E>& key, const PartitionCost& cost) const override {
+    const auto& pk = *key.pk;
+    const std::uint64_t one = cost.abc / 3;
+    const std::uint64_t h = msm::scratch_bytes<typename E::G1>(pk.domain_size);
+    const std::uint64_t zs = msm::scratch_bytes<typename E::G1>(pk.n_vars);
+    auto over = [](std::uint64_t need, std::uint64_t have) {
+      return need > have ? need - have : 0;
+    };
+    return std::max(over(h, 2 * one), over(zs, 3 * one));
   }
 };
 
@@ -89,6 +109,9 @@ class CpuG2Stage final : public G2Stage<E> {
   std::string name() const override { return "cpu"; }
   typename E::G2Jacobian run(const Key<E>& key, std::span<const Fr> compact) override {
     return zk::msm_g2<E>(key.g2, compact);
+  }
+  std::uint64_t host_scratch_bytes(const Key<E>& key, const PartitionCost&) const override {
+    return zk::g2_stage_scratch_bytes<E>(key.g2);
   }
 };
 
@@ -126,11 +149,15 @@ Synthesized<E> Prover<E>::synthesize(const circuit::PartitionSource<Fr>& source,
   s.a = mem::Buffer<Fr>::carve(admission, shape.domain_size, opts_);
   s.b = mem::Buffer<Fr>::carve(admission, shape.domain_size, opts_);
   s.c = mem::Buffer<Fr>::carve(admission, shape.domain_size, opts_);
+  s.g2_input = mem::Buffer<Fr>::carve(admission, key_->g2.size(), opts_);
   s.rest = std::move(admission);
   source.synthesize(index, s.z.span(), s.a.span(), s.b.span(), s.c.span(), stop);
-  if (!stop.stop_requested() && (s.z.size() == 0 || !s.z[0].is_one()))
+  if (stop.stop_requested()) return s;
+  if (s.z.size() == 0 || !s.z[0].is_one())
     throw Error(fmt::format("{}: partition {}: z[0] is not 1 (the constant wire)",
                             source.describe(), index));
+  // The compact G2 input now, while z is hot: a copy, later owned by the pending proof.
+  zk::compact_g2_scalars<E>(key_->g2, s.z.span(), s.g2_input.span());
   return s;
 }
 
@@ -139,9 +166,8 @@ PendingProof<E> Prover<E>::start(Synthesized<E>&& part, const PartitionCost& /*c
   const auto& pk = *key_->pk;
   PendingProof<E> p;
   p.index = part.index;
-  // The compact G2 input first, while z is alive: a copy, owned by the pending proof.
-  p.g2_input = mem::Buffer<Fr>::carve(part.rest, key_->g2.size(), opts_);
-  zk::compact_g2_scalars<E>(key_->g2, part.z.span(), p.g2_input.span());
+  // The compact G2 input was made by synthesize(): the pending proof owns it from here.
+  p.g2_input = std::move(part.g2_input);
   p.publics.assign(part.z.begin() + 1, part.z.begin() + 1 + pk.n_public);
   p.result = std::move(part.rest);
   util::OsRng rng;
