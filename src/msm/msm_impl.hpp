@@ -365,7 +365,15 @@ class AffineWindow {
     }
     std::vector<uint32_t>& fill = active_;  // reused as the per-bucket write cursor
     fill.assign(start_.begin(), start_.end());
+    // The scatter's destinations are random over pts_ (chunk + k points, megabytes): the write
+    // of the point kPrefetch terms ahead is announced (for writing) so that its line is on its way
+    // when the copy comes. The cursor may have moved on by one or two points by then; close enough.
+    constexpr size_t kPrefetch = 16;
     for (size_t j = 0; j < m; ++j) {
+      if (j + kPrefetch < m) {
+        const int32_t dn = digits_[j + kPrefetch];
+        if (dn) __builtin_prefetch(&pts_[fill[size_t(dn > 0 ? dn : -dn) - 1]], 1);
+      }
       const int32_t d = digits_[j];
       if (d) pts_[fill[size_t(d > 0 ? d : -d) - 1]++] = points_(index[j], d < 0);
     }
@@ -397,14 +405,19 @@ class AffineWindow {
             out = p;
           } else if (p.inf) {
             out = q;
-          } else if (p.x == q.x) {
-            extra_add(b, p);
-            extra_add(b, q);
-            out = Affine::identity();
           } else {
-            prefix_.push_back(run);  // product of the denominators before this pair
-            run = run * (q.x - p.x);
-            pairs_.push_back({s + i, at + i / 2});
+            // dx = 0 iff x_P = x_Q (both reduced): a doubling or P + (-P), handled by XYZZ.
+            const F dx = q.x - p.x;
+            if (dx.is_zero()) {
+              extra_add(b, p);
+              extra_add(b, q);
+              out = Affine::identity();
+            } else {
+              prefix_.push_back(run);  // product of the denominators before this pair
+              run = run * dx;
+              out.x = dx;  // kept in the output slot until the second pass overwrites it
+              pairs_.push_back({s + i, at + i / 2});
+            }
           }
         }
         if (l & 1) dst[at + l / 2] = src[s + l - 1];
@@ -419,12 +432,12 @@ class AffineWindow {
         for (size_t j = pairs_.size(); j-- > 0;) {
           const Affine& p = src[pairs_[j].from];
           const Affine& q = src[pairs_[j].from + 1];
-          const F dx = q.x - p.x;
+          Affine& out = dst[pairs_[j].to];
+          const F dx = out.x;               // q.x - p.x, from the first pass
           const F dinv = inv * prefix_[j];  // 1/dx
           inv = inv * dx;                   // 1 / product of the denominators before j
           const F lambda = (q.y - p.y) * dinv;
           const F x3 = lambda.square() - p.x - q.x;
-          Affine& out = dst[pairs_[j].to];
           out.y = lambda * (p.x - x3) - p.y;
           out.x = x3;
           out.inf = false;
