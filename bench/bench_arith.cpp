@@ -54,39 +54,24 @@ void fp_sqr(benchmark::State& state) {
   benchmark::DoNotOptimize(x);
 }
 
-// Squaring kernels, A/B in one run: the run-time square (wide square + one reduction), the
-// portable one, and the product x·x that square() used before. BN254 (4 limbs) beside BLS12-381
-// (6 limbs); the BN254 input is a fixed element derived from the BLS12-381 one's limbs.
+// BN254 (4 limbs) beside BLS12-381 (6 limbs): the BN254 input is a fixed element derived from the
+// BLS12-381 one's limbs.
 template <class F>
 void chain_sqr(benchmark::State& state, F x) {
   for (auto _ : state) x = x.square();
   benchmark::DoNotOptimize(x);
-}
-template <class F>
-void chain_sqr_as_mul(benchmark::State& state, F x) {
-  auto a = x.mont();
-  for (auto _ : state) a = F::mont_mul(a, a);
-  benchmark::DoNotOptimize(a);
-}
-template <class F>
-void chain_sqr_portable(benchmark::State& state, F x) {
-  auto a = x.mont();
-  for (auto _ : state) a = F::mont_sqr_portable(a);
-  benchmark::DoNotOptimize(a);
 }
 namespace bn = splitprove::bn254;
 bn::Fp bn_fp_a() {
   const auto& l = inputs().fp_a.mont();
   return bn::Fp::reduce({l[0], l[1], l[2], l[3] >> 4});
 }
-void fp_sqr_as_mul(benchmark::State& s) { chain_sqr_as_mul(s, inputs().fp_a); }
-void fp_sqr_portable(benchmark::State& s) { chain_sqr_portable(s, inputs().fp_a); }
 void fr_sqr(benchmark::State& s) { chain_sqr(s, inputs().fr_a); }
-void fr_sqr_as_mul(benchmark::State& s) { chain_sqr_as_mul(s, inputs().fr_a); }
 void bn254_fp_mul(benchmark::State& s) { chain_mul(s, bn_fp_a(), bn_fp_a().square()); }
 void bn254_fp_sqr(benchmark::State& s) { chain_sqr(s, bn_fp_a()); }
-void bn254_fp_sqr_as_mul(benchmark::State& s) { chain_sqr_as_mul(s, bn_fp_a()); }
-void bn254_fp_sqr_portable(benchmark::State& s) { chain_sqr_portable(s, bn_fp_a()); }
+void bn254_fp_mul_portable(benchmark::State& s) {
+  chain_mul_portable(s, bn_fp_a(), bn_fp_a().square());
+}
 
 void fp_add(benchmark::State& state) {
   Fp x = inputs().fp_a;
@@ -248,14 +233,10 @@ void multi_pairing_2(benchmark::State& state) {
 BENCHMARK(fp_mul);
 BENCHMARK(fp_mul_portable);
 BENCHMARK(fp_sqr);
-BENCHMARK(fp_sqr_as_mul);
-BENCHMARK(fp_sqr_portable);
 BENCHMARK(fr_sqr);
-BENCHMARK(fr_sqr_as_mul);
 BENCHMARK(bn254_fp_mul);
+BENCHMARK(bn254_fp_mul_portable);
 BENCHMARK(bn254_fp_sqr);
-BENCHMARK(bn254_fp_sqr_as_mul);
-BENCHMARK(bn254_fp_sqr_portable);
 BENCHMARK(fp_add);
 BENCHMARK(fp_inv)->Unit(benchmark::kMicrosecond);
 BENCHMARK(fr_mul);

@@ -341,21 +341,13 @@ class Field {
 #endif
     return mont_mul_portable(a, b);
   }
-  // a^2: the wide square (N(N-1)/2 off-diagonal products doubled, N diagonal squares) and one
-  // Montgomery reduction, N(N+1)/2 + N^2 word products instead of 2N^2 (6 limbs: 57 against 72;
-  // 4 limbs: 26 against 32). T = a^2 < p^2 < p·R, as redc needs.
+  // a^2 as the product a·a. A dedicated squaring (the cross products once, doubled, plus the
+  // diagonal, then one reduction: 57 instead of 72 word products for 6 limbs) was measured slower
+  // than this CIOS product on the mulx/adcx/adox path (6 limbs 59 against 41 ns, 4 limbs 23
+  // against 22 ns; its serial carry chains outweigh the saved products) and on the portable path,
+  // so it is not used (bench/RESULTS.md, "CPU prover speed, branch cpu3").
   __attribute__((always_inline)) static constexpr Repr mont_sqr(const Repr& a) {
-#if SPLITPROVE_ADX
-    if constexpr (N == 4 || N == 6) {
-      if (!std::is_constant_evaluated()) return mont_sqr_adx(a);
-    }
-#endif
-    return mont_sqr_portable(a);
-  }
-  // The portable squaring: the same wide square and reduction in plain C++ (u128 products).
-  static constexpr Repr mont_sqr_portable(const Repr& a) {
-    if (std::is_constant_evaluated()) return mont_mul_portable(a, a);
-    return redc_portable(sqr_wide(a));
+    return mont_mul(a, a);
   }
 
   __attribute__((always_inline)) static constexpr Repr mont_mul_portable(const Repr& a,
@@ -401,37 +393,6 @@ class Field {
     }
     return r;
   }
-  // The 2N-limb integer a^2: the products a_i·a_j (i < j) once, doubled by a one-bit shift, plus
-  // the squares a_i^2 on the diagonal. One carry chain per row (clang turns the u128 sums into
-  // mulx/add/adc).
-  __attribute__((always_inline)) static Wide sqr_wide(const Repr& a) {
-    Wide r{};
-#pragma GCC unroll 8
-    for (size_t i = 0; i + 1 < N; ++i) {
-      uint64_t c = 0;
-#pragma GCC unroll 8
-      for (size_t j = i + 1; j < N; ++j) {
-        const u128 x = u128(a[j]) * a[i] + r[i + j] + c;
-        r[i + j] = uint64_t(x);
-        c = uint64_t(x >> 64);
-      }
-      r[i + N] = c;
-    }
-    // r < 2^(128N-1) (it is at most half of a^2 < 2^(128N)), so the doubling carries nothing out.
-    r[2 * N - 1] = r[2 * N - 1] << 1 | r[2 * N - 2] >> 63;
-#pragma GCC unroll 16
-    for (size_t i = 2 * N - 2; i > 0; --i) r[i] = r[i] << 1 | r[i - 1] >> 63;
-    r[0] <<= 1;
-    Wide d;
-#pragma GCC unroll 8
-    for (size_t i = 0; i < N; ++i) {
-      const u128 x = u128(a[i]) * a[i];
-      d[2 * i] = uint64_t(x);
-      d[2 * i + 1] = uint64_t(x >> 64);
-    }
-    add_rt(r, r, d);  // no carry out: the sum is a^2 < 2^(128N)
-    return r;
-  }
   // T·R^-1 mod p, fully reduced, for T < p·R. With T = hi·R + lo: T·R^-1 = hi + lo·R^-1, and
   // (lo + m·p)/R <= p for the Montgomery multiple m < R, so hi + that is below 2p (hi < p).
   __attribute__((always_inline)) static Repr redc(const Wide& T) {
@@ -443,15 +404,6 @@ class Field {
     } else
 #endif
       t = redc_lo_portable(t);
-    add_rt(t, t, hi);
-    reduce_once(t);
-    return t;
-  }
-  // redc on the portable path alone (mont_sqr_portable).
-  __attribute__((always_inline)) static Repr redc_portable(const Wide& T) {
-    Repr t, hi;
-    for (size_t i = 0; i < N; ++i) t[i] = T[i], hi[i] = T[N + i];
-    t = redc_lo_portable(t);
     add_rt(t, t, hi);
     reduce_once(t);
     return t;
@@ -588,132 +540,6 @@ class Field {
       r = {t0, t1, t2, t3};
     reduce_once(r);
     return r;
-  }
-  // The square's triangle, row i:  (A : t_0..t_{L-1}) += a_i · (a_{i+1}, ..., a_{N-1}),
-  // L = N - 1 - i, the t's being result limbs 2i+1 .. i+N-1 and A (fresh) limb i+N; row 0 writes
-  // its limbs (the result starts at zero). The same two-chain steps as a product row.
-  template <size_t L, bool kFirst>
-  __attribute__((always_inline)) static void tri_row(uint64_t bi, const uint64_t* ap,
-                                                     uint64_t& t0, uint64_t& t1, uint64_t& t2,
-                                                     uint64_t& t3, uint64_t& t4, uint64_t& A) {
-    uint64_t lo, hi;
-    if constexpr (kFirst && L == 5) {
-      asm("xorl %k[lo], %k[lo]\n\t" SPLITPROVE_FIRST0 SPLITPROVE_FIRST(1, 2) SPLITPROVE_FIRST(2, 3)
-          SPLITPROVE_FIRST(3, 4) SPLITPROVE_FIRST_TOP(4)
-          : [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4),
-            [A] "=&r"(A), [lo] "=&r"(lo)
-          : "d"(bi), [ap] "r"(ap), "m"(*(const uint64_t(*)[L])ap)
-          : "cc");
-    } else if constexpr (kFirst && L == 3) {
-      asm("xorl %k[lo], %k[lo]\n\t" SPLITPROVE_FIRST0 SPLITPROVE_FIRST(1, 2) SPLITPROVE_FIRST_TOP(2)
-          : [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [A] "=&r"(A), [lo] "=&r"(lo)
-          : "d"(bi), [ap] "r"(ap), "m"(*(const uint64_t(*)[L])ap)
-          : "cc");
-    } else if constexpr (L == 4) {
-      asm("xorl %k[lo], %k[lo]\n\t" SPLITPROVE_MA(0, 1) SPLITPROVE_MA(1, 2) SPLITPROVE_MA(2, 3)
-          SPLITPROVE_MA_TOP(3)
-          : [t0] "+r"(t0), [t1] "+r"(t1), [t2] "+r"(t2), [t3] "+r"(t3), [A] "=&r"(A),
-            [lo] "=&r"(lo), [hi] "=&r"(hi)
-          : "d"(bi), [ap] "r"(ap), "m"(*(const uint64_t(*)[L])ap)
-          : "cc");
-    } else if constexpr (L == 3) {
-      asm("xorl %k[lo], %k[lo]\n\t" SPLITPROVE_MA(0, 1) SPLITPROVE_MA(1, 2) SPLITPROVE_MA_TOP(2)
-          : [t0] "+r"(t0), [t1] "+r"(t1), [t2] "+r"(t2), [A] "=&r"(A), [lo] "=&r"(lo),
-            [hi] "=&r"(hi)
-          : "d"(bi), [ap] "r"(ap), "m"(*(const uint64_t(*)[L])ap)
-          : "cc");
-    } else if constexpr (L == 2) {
-      asm("xorl %k[lo], %k[lo]\n\t" SPLITPROVE_MA(0, 1) SPLITPROVE_MA_TOP(1)
-          : [t0] "+r"(t0), [t1] "+r"(t1), [A] "=&r"(A), [lo] "=&r"(lo), [hi] "=&r"(hi)
-          : "d"(bi), [ap] "r"(ap), "m"(*(const uint64_t(*)[L])ap)
-          : "cc");
-    } else {
-      static_assert(L == 1);
-      asm("xorl %k[lo], %k[lo]\n\t" SPLITPROVE_MA_TOP(0)
-          : [t0] "+r"(t0), [A] "=&r"(A), [lo] "=&r"(lo)
-          : "d"(bi), [ap] "r"(ap), "m"(*(const uint64_t(*)[L])ap)
-          : "cc");
-    }
-    (void)t1, (void)t2, (void)t3, (void)t4, (void)hi;
-  }
-  // a^2 as 2N limbs: the triangle sum_{i<j} a_i·a_j·2^(64(i+j)) by tri_row (limb 0 and the top
-  // limb stay zero), doubled, plus the diagonal a_i^2·2^(128i). No carry leaves the top limb:
-  // the total is a^2 < 2^(128N).
-  __attribute__((always_inline)) static Wide sqr_wide_adx(const Repr& a) {
-    uint64_t r[2 * N];
-    sqr_limbs_adx(a, r);
-    Wide w;
-    for (size_t k = 0; k < 2 * N; ++k) w[k] = r[k];
-    return w;
-  }
-  // The square, reduced in the same registers: the wide square's low half goes through the N
-  // reduction rows, the high half is added, then one conditional subtraction (as redc, without the
-  // round trip through a Wide in memory).
-  __attribute__((always_inline)) static Repr mont_sqr_adx(const Repr& a) {
-    uint64_t r[2 * N];
-    sqr_limbs_adx(a, r);
-    Repr t;
-    if constexpr (N == 6) {
-      uint64_t t0 = r[0], t1 = r[1], t2 = r[2], t3 = r[3], t4 = r[4], t5 = r[5];
-#pragma GCC unroll 8
-      for (size_t i = 0; i < N; ++i) {
-        uint64_t A = 0;
-        reduction_row6(t0 * INV, t0, t1, t2, t3, t4, t5, A);
-        t0 = t1, t1 = t2, t2 = t3, t3 = t4, t4 = t5, t5 = A;
-      }
-      t = {t0, t1, t2, t3, t4, t5};
-    } else {
-      uint64_t t0 = r[0], t1 = r[1], t2 = r[2], t3 = r[3];
-#pragma GCC unroll 8
-      for (size_t i = 0; i < N; ++i) {
-        uint64_t A = 0;
-        reduction_row4(t0 * INV, t0, t1, t2, t3, A);
-        t0 = t1, t1 = t2, t2 = t3, t3 = A;
-      }
-      t = {t0, t1, t2, t3};
-    }
-    unsigned char c = 0;
-#pragma GCC unroll 8
-    for (size_t i = 0; i < N; ++i) {
-      unsigned long long o;
-      c = _addcarry_u64(c, t[i], r[N + i], &o);
-      t[i] = o;
-    }
-    reduce_once(t);
-    return t;
-  }
-  __attribute__((always_inline)) static void sqr_limbs_adx(const Repr& a, uint64_t (&r)[2 * N]) {
-    uint64_t u = 0;
-    r[0] = 0, r[2 * N - 1] = 0;
-    const uint64_t* ap = a.data();
-    if constexpr (N == 6) {
-      tri_row<5, true>(a[0], ap + 1, r[1], r[2], r[3], r[4], r[5], r[6]);
-      tri_row<4, false>(a[1], ap + 2, r[3], r[4], r[5], r[6], u, r[7]);
-      tri_row<3, false>(a[2], ap + 3, r[5], r[6], r[7], u, u, r[8]);
-      tri_row<2, false>(a[3], ap + 4, r[7], r[8], u, u, u, r[9]);
-      tri_row<1, false>(a[4], ap + 5, r[9], u, u, u, u, r[10]);
-    } else {
-      tri_row<3, true>(a[0], ap + 1, r[1], r[2], r[3], u, u, r[4]);
-      tri_row<2, false>(a[1], ap + 2, r[3], r[4], u, u, u, r[5]);
-      tri_row<1, false>(a[2], ap + 3, r[5], u, u, u, u, r[6]);
-    }
-    unsigned char c = 0;
-#pragma GCC unroll 16
-    for (size_t k = 1; k < 2 * N; ++k) {
-      unsigned long long o;
-      c = _addcarry_u64(c, r[k], r[k], &o);
-      r[k] = o;
-    }
-    c = 0;
-#pragma GCC unroll 8
-    for (size_t i = 0; i < N; ++i) {
-      unsigned long long hi, o;
-      const unsigned long long lo = _mulx_u64(a[i], a[i], &hi);
-      c = _addcarry_u64(c, r[2 * i], lo, &o);
-      r[2 * i] = o;
-      c = _addcarry_u64(c, r[2 * i + 1], hi, &o);
-      r[2 * i + 1] = o;
-    }
   }
   // Product rows alone: limb i of the result leaves the window after row i.
   __attribute__((always_inline)) static Wide mul_wide_adx(const Repr& a, const Repr& b) {
