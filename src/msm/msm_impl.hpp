@@ -27,7 +27,6 @@
 // t <= 2^(c-1) there and no carry leaves it.
 #include <algorithm>
 #include <cstdint>
-#include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -389,10 +388,8 @@ class AffineWindow {
     // of the point kPrefetch terms ahead is announced (for writing) so that its line is on its way
     // when the copy comes. The cursor may have moved on by one or two points by then; close enough.
     constexpr size_t kPrefetch = 16;
-    static const bool cpu3_pf = !std::getenv("CPU3_NOPF");  // TEMPORARY A/B toggle
-    static const bool cpu3_dx = !std::getenv("CPU3_NODX");  // TEMPORARY A/B toggle
     for (size_t j = 0; j < m; ++j) {
-      if (cpu3_pf && j + kPrefetch < m) {
+      if (j + kPrefetch < m) {
         const int32_t dn = digits_[j + kPrefetch];
         if (dn) __builtin_prefetch(&pts_[fill[size_t(dn > 0 ? dn : -dn) - 1]], 1);
       }
@@ -437,7 +434,6 @@ class AffineWindow {
             } else {
               prefix_.push_back(run);  // product of the denominators before this pair
               run = run * dx;
-              if (cpu3_dx) out.x = dx;  // kept in the output slot until the second pass overwrites it
               pairs_.push_back({s + i, at + i / 2});
             }
           }
@@ -454,12 +450,12 @@ class AffineWindow {
         for (size_t j = pairs_.size(); j-- > 0;) {
           const Affine& p = src[pairs_[j].from];
           const Affine& q = src[pairs_[j].from + 1];
-          Affine& out = dst[pairs_[j].to];
-          const F dx = cpu3_dx ? out.x : q.x - p.x;               // q.x - p.x, from the first pass
+          const F dx = q.x - p.x;
           const F dinv = inv * prefix_[j];  // 1/dx
           inv = inv * dx;                   // 1 / product of the denominators before j
           const F lambda = (q.y - p.y) * dinv;
           const F x3 = lambda.square() - p.x - q.x;
+          Affine& out = dst[pairs_[j].to];
           out.y = lambda * (p.x - x3) - p.y;
           out.x = x3;
           out.inf = false;
