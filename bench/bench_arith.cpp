@@ -14,6 +14,7 @@
 #include <cstdio>
 
 #include "arith_inputs.hpp"
+#include "ec/bn254.hpp"
 
 namespace {
 
@@ -51,6 +52,25 @@ void fp_sqr(benchmark::State& state) {
   Fp x = inputs().fp_a;
   for (auto _ : state) x = x.square();
   benchmark::DoNotOptimize(x);
+}
+
+// BN254 (4 limbs) beside BLS12-381 (6 limbs): the BN254 input is a fixed element derived from the
+// BLS12-381 one's limbs.
+template <class F>
+void chain_sqr(benchmark::State& state, F x) {
+  for (auto _ : state) x = x.square();
+  benchmark::DoNotOptimize(x);
+}
+namespace bn = splitprove::bn254;
+bn::Fp bn_fp_a() {
+  const auto& l = inputs().fp_a.mont();
+  return bn::Fp::reduce({l[0], l[1], l[2], l[3] >> 4});
+}
+void fr_sqr(benchmark::State& s) { chain_sqr(s, inputs().fr_a); }
+void bn254_fp_mul(benchmark::State& s) { chain_mul(s, bn_fp_a(), bn_fp_a().square()); }
+void bn254_fp_sqr(benchmark::State& s) { chain_sqr(s, bn_fp_a()); }
+void bn254_fp_mul_portable(benchmark::State& s) {
+  chain_mul_portable(s, bn_fp_a(), bn_fp_a().square());
 }
 
 void fp_add(benchmark::State& state) {
@@ -213,6 +233,10 @@ void multi_pairing_2(benchmark::State& state) {
 BENCHMARK(fp_mul);
 BENCHMARK(fp_mul_portable);
 BENCHMARK(fp_sqr);
+BENCHMARK(fr_sqr);
+BENCHMARK(bn254_fp_mul);
+BENCHMARK(bn254_fp_mul_portable);
+BENCHMARK(bn254_fp_sqr);
 BENCHMARK(fp_add);
 BENCHMARK(fp_inv)->Unit(benchmark::kMicrosecond);
 BENCHMARK(fr_mul);

@@ -1,4 +1,4 @@
-// CPU MSM over BLS12-381 G1 and G2.
+// CPU MSM over BLS12-381 G1 and G2, and BN254 G1 and G2 (names starting BN254_).
 //
 //   ./build/bench_msm --benchmark_repetitions=3 --benchmark_report_aggregates_only=true
 //   SPLITPROVE_THREADS=1 ./build/bench_msm --benchmark_filter='G1_random/65536' ...
@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "ec/bls12_381.hpp"
+#include "ec/bn254.hpp"
 #include "msm/msm.hpp"
 #include "util/parallel.hpp"
 
@@ -30,8 +31,9 @@ const std::vector<typename C::Affine>& bases(size_t n) {
   if (cache.size() < n) {
     std::mt19937_64 rng(42);
     using J = typename C::Jacobian;
-    J p = J::generator().mul(Fr::random(rng));
-    const auto q = J::generator().mul(Fr::random(rng)).to_affine();
+    using F = typename C::Fr;
+    J p = J::generator().mul(F::random(rng).to_canonical());
+    const auto q = J::generator().mul(F::random(rng).to_canonical()).to_affine();
     std::vector<J> j(n);
     for (size_t i = 0; i < n; ++i) {
       j[i] = p;
@@ -63,6 +65,7 @@ enum class Dist { kRandom, kWitness };
 
 // kWitness: 40% zeros, 30% ones, 30% full-width values (a Groth16 assignment is dominated by
 // boolean wires and zeros; the rest are field elements of any size).
+template <class Fr = bls12_381::Fr>
 std::vector<Fr> scalars(size_t n, Dist d) {
   std::mt19937_64 rng(7);
   std::vector<Fr> k(n);
@@ -82,7 +85,7 @@ void bm_msm(benchmark::State& state) {
   const size_t n = size_t(state.range(0));
   const auto& all = bases<C>(n);
   const std::span<const typename C::Affine> b(all.data(), n);
-  const auto k = scalars(n, D);
+  const auto k = scalars<typename C::Fr>(n, D);
   msm::Options opt;
   opt.buckets = B;
   opt.glv = Glv;
@@ -97,7 +100,7 @@ void bm_msm_window(benchmark::State& state) {
   const size_t n = size_t(state.range(0));
   const auto& all = bases<C>(n);
   const std::span<const typename C::Affine> b(all.data(), n);
-  const auto k = scalars(n, Dist::kRandom);
+  const auto k = scalars<typename C::Fr>(n, Dist::kRandom);
   msm::Options opt;
   opt.window_bits = unsigned(state.range(1));
   const double t0 = process_cpu_s();
@@ -173,6 +176,17 @@ BENCHMARK(bm_msm<G2, Dist::kRandom>)
     ->Name("G2_random")
     ->RangeMultiplier(4)
     ->Range(1 << 12, 1 << 16)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(bm_msm<bn254::G1, Dist::kRandom>)
+    ->Name("BN254_G1_random")
+    ->RangeMultiplier(4)
+    ->Range(1 << 12, 1 << 16)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(bm_msm<bn254::G2, Dist::kRandom>)
+    ->Name("BN254_G2_random")
+    ->Arg(1 << 16)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 

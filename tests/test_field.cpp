@@ -2,6 +2,8 @@
 // (tests/test_curves.hpp): a new curve's fields get the same tests by adding it to the type lists.
 #include <gtest/gtest.h>
 
+#include <bit>
+
 #include "test_curves.hpp"
 #include "test_util.hpp"
 
@@ -144,6 +146,48 @@ TYPED_TEST(PrimeField, KernelMatchesPortable) {
     }
   // A product that is known in closed form: (p-1)·(p-1) = 1 in the field.
   EXPECT_EQ(-F::one() * -F::one(), F::one());
+}
+
+// square() against the product x·x and the lazy pieces (redc of the wide product a·a), on the
+// edge values and on values whose limbs make the carries run furthest (all-ones limbs, single
+// high bits), plus many random ones; the constant-evaluated path agrees with the run-time one.
+// The known answers for square() are in VectorsFp/Fr.
+TYPED_TEST(PrimeField, SquareMatchesProduct) {
+  using F = TypeParam;
+  using R = typename F::Repr;
+  std::vector<R> xs;
+  R pm1 = F::MOD, pm2 = F::MOD, ones{}, hi{}, top{};
+  pm1[0] -= 1;
+  pm2[0] -= 2;
+  for (size_t i = 0; i + 1 < F::N; ++i) ones[i] = ~uint64_t(0);
+  hi[F::N - 1] = F::MOD[F::N - 1];
+  top[F::N - 1] = uint64_t(1) << (63 - std::countl_zero(F::MOD[F::N - 1]));  // < p: top bit only
+  for (const R& r : {R{}, ff::from_u64<F::N>(1), pm1, pm2, ones, hi, top, F::R1, F::R2})
+    xs.push_back(r);
+  for (size_t i = 0; i < F::N; ++i) {  // one all-ones limb, or 2^(64i+63), each below p
+    R a{}, b{};
+    a[i] = ~uint64_t(0);
+    b[i] = uint64_t(1) << 63;
+    if (ff::cmp_limbs(a, F::MOD) < 0) xs.push_back(a);
+    if (ff::cmp_limbs(b, F::MOD) < 0) xs.push_back(b);
+  }
+  for (int i = 0; i < 5000; ++i) xs.push_back(rand_elem<F>().mont());
+  for (const R& a : xs) {
+    const R want = F::mont_mul_portable(a, a);
+    ASSERT_EQ(F::mont_sqr(a), want) << ff::to_hex(a);
+    ASSERT_EQ(F::redc(F::mul_wide(a, a)), want) << ff::to_hex(a);
+    const F x = F::from_mont(a);
+    ASSERT_EQ(x.square(), x * x) << ff::to_hex(a);
+  }
+  // Closed forms: (p-1)^2 = 1, (2^k)^2 = 2^(2k) (powers taken by the product alone), and the
+  // constant-evaluated square agrees with the run-time one.
+  EXPECT_EQ((-F::one()).square(), F::one());
+  F p2 = F::from_u64(2), p4 = F::from_u64(4);
+  for (int k = 1; k < 120; ++k, p2 = p2 * F::from_u64(2), p4 = p4 * F::from_u64(4))
+    ASSERT_EQ(p2.square(), p4) << "k=" << k;
+  constexpr F c = F::from_u64(0xfedcba9876543210ull).square();
+  F r = F::from_u64(0xfedcba9876543210ull);
+  EXPECT_EQ(c, r.square());
 }
 
 // Fp2 products (lazily reduced where the kernel allows) against the schoolbook formula over Fp,

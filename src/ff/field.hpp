@@ -341,7 +341,14 @@ class Field {
 #endif
     return mont_mul_portable(a, b);
   }
-  static constexpr Repr mont_sqr(const Repr& a) { return mont_mul(a, a); }
+  // a^2 as the product a·a. A dedicated squaring (the cross products once, doubled, plus the
+  // diagonal, then one reduction: 57 instead of 72 word products for 6 limbs) was measured slower
+  // than this CIOS product on the mulx/adcx/adox path (6 limbs 59 against 41 ns, 4 limbs 23
+  // against 22 ns; its serial carry chains outweigh the saved products) and on the portable path,
+  // so it is not used (bench/RESULTS.md, "CPU prover speed, branch cpu3").
+  __attribute__((always_inline)) static constexpr Repr mont_sqr(const Repr& a) {
+    return mont_mul(a, a);
+  }
 
   __attribute__((always_inline)) static constexpr Repr mont_mul_portable(const Repr& a,
                                                                          const Repr& b) {
@@ -392,25 +399,30 @@ class Field {
     Repr t, hi;
     for (size_t i = 0; i < N; ++i) t[i] = T[i], hi[i] = T[N + i];
 #if SPLITPROVE_ADX
-    if constexpr (N == 6) {
+    if constexpr (N == 4 || N == 6) {
       t = redc_lo_adx(t);
     } else
 #endif
-    {
-      for (size_t i = 0; i < N; ++i) {
-        const uint64_t m = t[0] * INV;
-        u128 y = u128(m) * MOD[0] + t[0];
-        uint64_t C = uint64_t(y >> 64);
-        for (size_t j = 1; j < N; ++j) {
-          y = u128(m) * MOD[j] + t[j] + C;
-          t[j - 1] = uint64_t(y);
-          C = uint64_t(y >> 64);
-        }
-        t[N - 1] = C;
-      }
-    }
+      t = redc_lo_portable(t);
     add_rt(t, t, hi);
     reduce_once(t);
+    return t;
+  }
+  // Reduction rows alone: (lo + m·p)/R, at most p.
+  __attribute__((always_inline)) static Repr redc_lo_portable(Repr t) {
+#pragma GCC unroll 8
+    for (size_t i = 0; i < N; ++i) {
+      const uint64_t m = t[0] * INV;
+      u128 y = u128(m) * MOD[0] + t[0];
+      uint64_t C = uint64_t(y >> 64);
+#pragma GCC unroll 8
+      for (size_t j = 1; j < N; ++j) {
+        y = u128(m) * MOD[j] + t[j] + C;
+        t[j - 1] = uint64_t(y);
+        C = uint64_t(y >> 64);
+      }
+      t[N - 1] = C;
+    }
     return t;
   }
   // a + b as integers, not reduced (below 2p < 2^(64N) for a, b < p: the spare bit).
@@ -464,6 +476,32 @@ class Field {
           : "cc");
     }
   }
+  // One reduction row: (A:t) += m·p, which clears t_0 (the caller then shifts by renaming).
+  // Shared by mont_mul_adx and redc_lo_adx.
+  __attribute__((always_inline)) static void reduction_row6(uint64_t m, uint64_t& t0,
+                                                            uint64_t& t1, uint64_t& t2,
+                                                            uint64_t& t3, uint64_t& t4,
+                                                            uint64_t& t5, uint64_t& A) {
+    uint64_t lo, hi;
+    asm("xorl %k[lo], %k[lo]\n\t"
+        SPLITPROVE_RD(0, 1) SPLITPROVE_RD(1, 2) SPLITPROVE_RD(2, 3) SPLITPROVE_RD(3, 4)
+        SPLITPROVE_RD(4, 5) SPLITPROVE_RD_TOP(5)
+        : [t0] "+r"(t0), [t1] "+r"(t1), [t2] "+r"(t2), [t3] "+r"(t3), [t4] "+r"(t4),
+          [t5] "+r"(t5), [A] "+r"(A), [lo] "=&r"(lo), [hi] "=&r"(hi)
+        : "d"(m), [pp] "r"(MOD.data()), "m"(MOD)
+        : "cc");
+  }
+  __attribute__((always_inline)) static void reduction_row4(uint64_t m, uint64_t& t0,
+                                                            uint64_t& t1, uint64_t& t2,
+                                                            uint64_t& t3, uint64_t& A) {
+    uint64_t lo, hi;
+    asm("xorl %k[lo], %k[lo]\n\t"
+        SPLITPROVE_RD(0, 1) SPLITPROVE_RD(1, 2) SPLITPROVE_RD(2, 3) SPLITPROVE_RD_TOP(3)
+        : [t0] "+r"(t0), [t1] "+r"(t1), [t2] "+r"(t2), [t3] "+r"(t3), [A] "+r"(A),
+          [lo] "=&r"(lo), [hi] "=&r"(hi)
+        : "d"(m), [pp] "r"(MOD.data()), "m"(MOD)
+        : "cc");
+  }
   __attribute__((always_inline)) static Repr mont_mul_adx(const Repr& a, const Repr& b) {
     // Scalars, not an array: the per-row shift must stay a renaming of registers (an array is
     // shifted through memory by the optimiser).
@@ -473,14 +511,7 @@ class Field {
       uint64_t A, lo, hi;
       if constexpr (N == 6) {
         product_row6(i, b[i], a, t0, t1, t2, t3, t4, t5, A);
-        const uint64_t m = t0 * INV;
-        asm("xorl %k[lo], %k[lo]\n\t"
-            SPLITPROVE_RD(0, 1) SPLITPROVE_RD(1, 2) SPLITPROVE_RD(2, 3) SPLITPROVE_RD(3, 4)
-            SPLITPROVE_RD(4, 5) SPLITPROVE_RD_TOP(5)
-            : [t0] "+r"(t0), [t1] "+r"(t1), [t2] "+r"(t2), [t3] "+r"(t3), [t4] "+r"(t4),
-              [t5] "+r"(t5), [A] "+r"(A), [lo] "=&r"(lo), [hi] "=&r"(hi)
-            : "d"(m), [pp] "r"(MOD.data()), "m"(MOD)
-            : "cc");
+        reduction_row6(t0 * INV, t0, t1, t2, t3, t4, t5, A);
         t0 = t1, t1 = t2, t2 = t3, t3 = t4, t4 = t5, t5 = A;
       } else {
         if (i == 0) {
@@ -498,13 +529,7 @@ class Field {
               : "d"(b[i]), [ap] "r"(a.data()), "m"(a)
               : "cc");
         }
-        const uint64_t m = t0 * INV;
-        asm("xorl %k[lo], %k[lo]\n\t"
-            SPLITPROVE_RD(0, 1) SPLITPROVE_RD(1, 2) SPLITPROVE_RD(2, 3) SPLITPROVE_RD_TOP(3)
-            : [t0] "+r"(t0), [t1] "+r"(t1), [t2] "+r"(t2), [t3] "+r"(t3), [A] "+r"(A),
-              [lo] "=&r"(lo), [hi] "=&r"(hi)
-            : "d"(m), [pp] "r"(MOD.data()), "m"(MOD)
-            : "cc");
+        reduction_row4(t0 * INV, t0, t1, t2, t3, A);
         t0 = t1, t1 = t2, t2 = t3, t3 = A;
       }
     }
@@ -533,23 +558,27 @@ class Field {
   }
   // Reduction rows alone: (lo + m·p)/R, at most p.
   __attribute__((always_inline)) static Repr redc_lo_adx(const Repr& lo_in) {
-    static_assert(N == 6);
-    uint64_t t0 = lo_in[0], t1 = lo_in[1], t2 = lo_in[2], t3 = lo_in[3], t4 = lo_in[4],
-             t5 = lo_in[5];
+    static_assert(N == 4 || N == 6);
+    if constexpr (N == 6) {
+      uint64_t t0 = lo_in[0], t1 = lo_in[1], t2 = lo_in[2], t3 = lo_in[3], t4 = lo_in[4],
+               t5 = lo_in[5];
 #pragma GCC unroll 8
-    for (size_t i = 0; i < N; ++i) {
-      uint64_t A = 0, lo, hi;
-      const uint64_t m = t0 * INV;
-      asm("xorl %k[lo], %k[lo]\n\t"
-          SPLITPROVE_RD(0, 1) SPLITPROVE_RD(1, 2) SPLITPROVE_RD(2, 3) SPLITPROVE_RD(3, 4)
-          SPLITPROVE_RD(4, 5) SPLITPROVE_RD_TOP(5)
-          : [t0] "+r"(t0), [t1] "+r"(t1), [t2] "+r"(t2), [t3] "+r"(t3), [t4] "+r"(t4),
-            [t5] "+r"(t5), [A] "+r"(A), [lo] "=&r"(lo), [hi] "=&r"(hi)
-          : "d"(m), [pp] "r"(MOD.data()), "m"(MOD)
-          : "cc");
-      t0 = t1, t1 = t2, t2 = t3, t3 = t4, t4 = t5, t5 = A;
+      for (size_t i = 0; i < N; ++i) {
+        uint64_t A = 0;
+        reduction_row6(t0 * INV, t0, t1, t2, t3, t4, t5, A);
+        t0 = t1, t1 = t2, t2 = t3, t3 = t4, t4 = t5, t5 = A;
+      }
+      return {t0, t1, t2, t3, t4, t5};
+    } else {
+      uint64_t t0 = lo_in[0], t1 = lo_in[1], t2 = lo_in[2], t3 = lo_in[3];
+#pragma GCC unroll 8
+      for (size_t i = 0; i < N; ++i) {
+        uint64_t A = 0;
+        reduction_row4(t0 * INV, t0, t1, t2, t3, A);
+        t0 = t1, t1 = t2, t2 = t3, t3 = A;
+      }
+      return {t0, t1, t2, t3};
     }
-    return {t0, t1, t2, t3, t4, t5};
   }
 #endif
 

@@ -27,6 +27,8 @@
 // t <= 2^(c-1) there and no carry leaves it.
 #include <algorithm>
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <string>
 
 #include "ec/curve.hpp"
@@ -346,6 +348,23 @@ class AffineWindow {
     prefix_.reserve(max_chunk / 2 + k_);
   }
 
+  // Makes a used object ready for another task (same state as a fresh one): the buffers keep
+  // their pages, so a call's tasks touch fresh memory once per object rather than once per task.
+  void reset(const Points<C>& points, unsigned c, size_t max_chunk) {
+    points_ = points;
+    k_ = size_t(1) << (c - 1);
+    acc_.assign(k_, Affine::identity());
+    start_.resize(k_);
+    len_.resize(k_);
+    if (digits_.size() < max_chunk) digits_.resize(max_chunk);
+    if (pts_.size() < max_chunk + k_) pts_.resize(max_chunk + k_);
+    if (tmp_.size() < max_chunk / 2 + k_) tmp_.resize(max_chunk / 2 + k_);
+    active_.reserve(k_);
+    pairs_.reserve(max_chunk / 2 + k_);
+    prefix_.reserve(max_chunk / 2 + k_);
+    extra_.clear();
+  }
+
   template <class Digit>
   void add_chunk(const Digit& digit, std::span<const uint32_t> index,
                  std::span<const Limbs<C>> scalar) {
@@ -365,7 +384,15 @@ class AffineWindow {
     }
     std::vector<uint32_t>& fill = active_;  // reused as the per-bucket write cursor
     fill.assign(start_.begin(), start_.end());
+    // The scatter's destinations are random over pts_ (chunk + k points, megabytes): the write
+    // of the point kPrefetch terms ahead is announced (for writing) so that its line is on its way
+    // when the copy comes. The cursor may have moved on by one or two points by then; close enough.
+    constexpr size_t kPrefetch = 16;
     for (size_t j = 0; j < m; ++j) {
+      if (j + kPrefetch < m) {
+        const int32_t dn = digits_[j + kPrefetch];
+        if (dn) __builtin_prefetch(&pts_[fill[size_t(dn > 0 ? dn : -dn) - 1]], 1);
+      }
       const int32_t d = digits_[j];
       if (d) pts_[fill[size_t(d > 0 ? d : -d) - 1]++] = points_(index[j], d < 0);
     }
@@ -397,14 +424,18 @@ class AffineWindow {
             out = p;
           } else if (p.inf) {
             out = q;
-          } else if (p.x == q.x) {
-            extra_add(b, p);
-            extra_add(b, q);
-            out = Affine::identity();
           } else {
-            prefix_.push_back(run);  // product of the denominators before this pair
-            run = run * (q.x - p.x);
-            pairs_.push_back({s + i, at + i / 2});
+            // dx = 0 iff x_P = x_Q (both reduced): a doubling or P + (-P), handled by XYZZ.
+            const F dx = q.x - p.x;
+            if (dx.is_zero()) {
+              extra_add(b, p);
+              extra_add(b, q);
+              out = Affine::identity();
+            } else {
+              prefix_.push_back(run);  // product of the denominators before this pair
+              run = run * dx;
+              pairs_.push_back({s + i, at + i / 2});
+            }
           }
         }
         if (l & 1) dst[at + l / 2] = src[s + l - 1];
@@ -474,19 +505,54 @@ class AffineWindow {
   std::vector<Xyzz> extra_;  // exceptional additions (empty until the first)
 };
 
+// The batch-affine objects of one call, handed from task to task. A task takes one (or makes
+// one when none is free) and gives it back when done, so at most as many exist as tasks ran at
+// once (the pool's threads), and all die with the call. Without it each task allocated its
+// megabytes afresh, and the allocator returned them to the kernel in between: ~60% of a BN254
+// 2^16 proof's page faults (bench/RESULTS.md, branch cpu3).
 template <class C>
-typename C::Xyzz window_affine(const Points<C>& points, const Tail<C>& t, unsigned c, unsigned w,
-                               size_t begin, size_t end, size_t chunk) {
+class AffinePool {
+ public:
+  std::unique_ptr<AffineWindow<C>> take(const Points<C>& points, unsigned c, size_t chunk) {
+    std::unique_ptr<AffineWindow<C>> w;
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      if (!free_.empty()) {
+        w = std::move(free_.back());
+        free_.pop_back();
+      }
+    }
+    if (w)
+      w->reset(points, c, chunk);
+    else
+      w = std::make_unique<AffineWindow<C>>(points, c, chunk);
+    return w;
+  }
+  void give(std::unique_ptr<AffineWindow<C>> w) {
+    std::lock_guard<std::mutex> lock(m_);
+    free_.push_back(std::move(w));
+  }
+
+ private:
+  std::mutex m_;
+  std::vector<std::unique_ptr<AffineWindow<C>>> free_;
+};
+
+template <class C>
+typename C::Xyzz window_affine(AffinePool<C>& pool, const Points<C>& points, const Tail<C>& t,
+                               unsigned c, unsigned w, size_t begin, size_t end, size_t chunk) {
   const WindowDigits<C::Fr::N> digit(c, w);
   if (begin == end) return C::Xyzz::identity();
   chunk = std::min(chunk ? chunk : AffineWindow<C>::chunk_size(c), end - begin);
-  AffineWindow<C> buckets(points, c, chunk);
+  std::unique_ptr<AffineWindow<C>> buckets = pool.take(points, c, chunk);
   for (size_t j = begin; j < end; j += chunk) {
     const size_t e = std::min(end, j + chunk);
-    buckets.add_chunk(digit, std::span(t.index).subspan(j, e - j),
-                      std::span(t.scalar).subspan(j, e - j));
+    buckets->add_chunk(digit, std::span(t.index).subspan(j, e - j),
+                       std::span(t.scalar).subspan(j, e - j));
   }
-  return buckets.finish();
+  const typename C::Xyzz sum = buckets->finish();
+  pool.give(std::move(buckets));
+  return sum;
 }
 
 // ---- planning and running -----------------------------------------------------------------------
@@ -583,6 +649,7 @@ std::vector<typename C::Jacobian> run(std::span<const typename C::Affine> bases,
     first[v + 1] = first[v] + (tails[v].index.empty() ? 0 : plans[v].windows * plans[v].slices);
   }
   std::vector<Xyzz> partial(first[nv], Xyzz::identity());
+  AffinePool<C> pool;
   util::parallel_for(
       first[nv],
       [&](size_t tb, size_t te) {
@@ -597,7 +664,7 @@ std::vector<typename C::Jacobian> run(std::span<const typename C::Affine> bases,
           const size_t b = slice_begin(t.index.size(), p.slices, s),
                        e = slice_begin(t.index.size(), p.slices, s + 1);
           const Points<C> points{bases, t.endo};
-          partial[task] = p.affine ? window_affine<C>(points, t, p.c, w, b, e, opt.chunk)
+          partial[task] = p.affine ? window_affine<C>(pool, points, t, p.c, w, b, e, opt.chunk)
                                    : window_xyzz<C>(points, t, p.c, w, b, e);
         }
       },
@@ -720,14 +787,22 @@ size_t scratch_bytes(size_t n, size_t vectors, const Options& opt) {
   // below the batch-affine threshold only XYZZ buckets are used.
   // With GLV (when it pays, see detail::glv_pays) the windows run over 2n terms of kBits-bit
   // scalars; the bound takes the larger scratch of the two plans.
+  // Batch-affine objects are handed from task to task within the call (detail::AffinePool), at
+  // most one per thread. With one vector every task has the same plan, so a thread holds either
+  // XYZZ buckets or one batch-affine object. With several vectors (each its own plan) a pooled
+  // object can wait idle while its thread runs an XYZZ task, and can have grown to the larger
+  // buffers of two plans (with and without GLV): per thread, the sum of those.
   const bool glv = opt.glv && detail::has_glv<C>() && n <= detail::kPosMask;
   const size_t terms = glv ? 2 * n : n;
+  struct Bytes {
+    size_t xyzz = 0, affine = 0;
+  };
   auto task_bytes = [&](size_t t, unsigned bits) {
-    size_t bytes = 0;
+    Bytes b;
     if (opt.buckets != Buckets::kBatchAffine) {
       const unsigned c =
           opt.window_bits ? opt.window_bits : detail::best_window_bits(t, detail::kCostXyzzAdd, bits);
-      bytes = (size_t(1) << (c - 1)) * sizeof(typename C::Xyzz);
+      b.xyzz = (size_t(1) << (c - 1)) * sizeof(typename C::Xyzz);
     }
     if (opt.buckets == Buckets::kBatchAffine ||
         (opt.buckets == Buckets::kAuto && t >= detail::affine_min_terms<C>())) {
@@ -735,12 +810,15 @@ size_t scratch_bytes(size_t n, size_t vectors, const Options& opt) {
                              ? opt.window_bits
                              : detail::best_window_bits(t, detail::kCostAffineAdd, bits);
       const size_t chunk = std::min(opt.chunk ? opt.chunk : AffineWindow<C>::chunk_size(c), t);
-      bytes = std::max(bytes, AffineWindow<C>::scratch_bytes(c, chunk));
+      b.affine = AffineWindow<C>::scratch_bytes(c, chunk);
     }
-    return bytes;
+    return b;
   };
-  size_t per_task = task_bytes(n, detail::kScalarBits);
-  if (glv) per_task = std::max(per_task, task_bytes(terms, detail::glv_bits<C>()));
+  const Bytes plain = task_bytes(n, detail::kScalarBits);
+  const Bytes split = glv ? task_bytes(terms, detail::glv_bits<C>()) : Bytes{};
+  const size_t per_task =
+      vectors == 1 ? std::max({plain.xyzz, plain.affine, split.xyzz, split.affine})
+                   : std::max(plain.xyzz, split.xyzz) + plain.affine + split.affine;
   // Tasks per vector: windows × slices, with at most 64 slices of >= 256 terms; a tail of >= 256
   // terms gets c >= 6, i.e. at most 43 windows, a smaller one at most 256 windows of one slice.
   // Each task holds a partial sum and a pool job (a std::function and its captures, < 256 bytes)
@@ -752,7 +830,8 @@ size_t scratch_bytes(size_t n, size_t vectors, const Options& opt) {
                      : std::max<size_t>(256, 43 * slices));
   const size_t threads = util::num_threads();
   const size_t small = tasks * (sizeof(typename C::Xyzz) + 256) +
-                       (4 * threads + 1) * (sizeof(typename C::Xyzz) + 8 + 512);
+                       (4 * threads + 1) * (sizeof(typename C::Xyzz) + 8 + 512) +
+                       threads * (sizeof(AffineWindow<C>) + 64);  // the pool's objects and list
   // Tail: a word and a scalar per term; with GLV two, plus E(P), and while the vectors grow from
   // one to two per term both copies are live (three).
   const size_t tails = vectors * n *
