@@ -271,8 +271,8 @@ FrNttOf<HostFr>::FrNttOf(DevicePool& pool, unsigned log_size) : pool_(pool), k_(
     odd_tables_ = scale_tables(n_inv_, shift);
     inv_tables_ = scale_tables(n_inv_, HostFr::one());
     // h_coefficients divides by Z(shift·w^j) = shift^n - 1 (-2 where shift^n = -1).
-    h_tables_ = scale_tables(n_inv_ * (shift.pow(uint64_t(n)) - HostFr::one()).inverse(),
-                             shift.inverse());
+    h_tables_ =
+        scale_tables(n_inv_ * (shift.pow(uint64_t(n)) - HostFr::one()).inverse(), shift.inverse());
   });
 }
 
@@ -329,8 +329,8 @@ void FrNttOf<HostFr>::run(HostFr* d, bool inverse, poly::Order order, const Scal
 template <class HostFr>
 void FrNttOf<HostFr>::bit_reverse(HostFr* d, CUstream_st* stream, bool tiled) const {
   if (tiled && k_ >= 2 * kBrLog) {
-    bitrev_tiles_kernel<false><<<unsigned(size() >> (2 * kBrLog)), kBrThreads, 0, stream>>>(
-        dev(d), nullptr, nullptr, k_);
+    bitrev_tiles_kernel<false, typename DevFr<HostFr>::type>
+        <<<unsigned(size() >> (2 * kBrLog)), kBrThreads, 0, stream>>>(dev(d), nullptr, nullptr, k_);
   } else {
     bitrev_kernel<<<grid_for(size(), 256), 256, 0, stream>>>(dev(d), k_);
   }
@@ -397,8 +397,8 @@ void FrNttOf<HostFr>::h_coefficients(HostFr* a, HostFr* b, HostFr* c, CUstream_s
   to_odd_coset(b, stream);
   to_odd_coset(c, stream);
   if (k_ >= 2 * kBrLog) {
-    bitrev_tiles_kernel<true><<<unsigned(size() >> (2 * kBrLog)), kBrThreads, 0, stream>>>(
-        dev(a), dev(b), dev(c), k_);
+    bitrev_tiles_kernel<true>
+        <<<unsigned(size() >> (2 * kBrLog)), kBrThreads, 0, stream>>>(dev(a), dev(b), dev(c), k_);
     SPLITPROVE_CUDA_CHECK_LAUNCH();
   } else {
     ab_minus_c_kernel<<<grid_for(size(), 256), 256, 0, stream>>>(dev(a), dev(b), dev(c),
