@@ -18,7 +18,8 @@
 # SPLITPROVE_PROVER_PARTS (ntt,h,g1,g2,part), SPLITPROVE_TEST_TIMEOUT (300 s per test binary),
 # SPLITPROVE_DEVICE_MICRO=1 (also the field/curve microbenchmark), SPLITPROVE_DEVICE_PIPELINE=1
 # (also build the CLI and run `splitprove bench pipeline` on the GPU for each entry of
-# SPLITPROVE_PIPELINE_RUNS, "k:jobs:g2on" separated by spaces, then `splitprove demo`),
+# SPLITPROVE_PIPELINE_RUNS, "k:jobs:g2on[:curve]" separated by spaces (curve bls12-381, the
+# default, or bn254), then `splitprove demo` for each curve of SPLITPROVE_DEMO_CURVES),
 # SPLITPROVE_PIPELINE_ARGS (extra arguments of every pipeline run). Without the pipeline part a run
 # takes ~80 s on the H200 (60 s of it the build).
 # Writes six files into OUTDIR:
@@ -27,8 +28,10 @@
 #   tests.log    the output of every GPU test binary
 #   bench_prover.txt  the prover benchmark's output (NTT, H, MSMs, one partition)
 #   bench.txt    the field/curve microbenchmark's output (SPLITPROVE_DEVICE_MICRO=1)
-#   pipeline/<k>-j<jobs>-g2<on>/  report.txt and the run's files (memory.svg, waterfall.svg,
-#                timeline, summary.json); pipeline/demo/ the same for `splitprove demo`
+#   pipeline.tar.gz  per run pipeline/<curve>-<k>-j<jobs>-g2<on>/: report.txt and the run's files
+#                (memory.svg, waterfall.svg, timeline, summary.json); pipeline/demo-<curve>/ the
+#                same for `splitprove demo` (one archive: what comes back from the machine is a
+#                few files)
 #   summary.txt  one screen: what ran, passed, failed, skipped, and the figures (also printed last)
 # Sweep mode: SPLITPROVE_DEVICE_SWEEP=1 builds only the CLI (no GPU tests, no prover benchmark) and
 # runs one `splitprove bench pipeline ... --sweep-pw LIST --sweep-jobs LIST` with the arguments in
@@ -56,6 +59,7 @@ micro="${SPLITPROVE_DEVICE_MICRO:-0}"
 pipeline="${SPLITPROVE_DEVICE_PIPELINE:-0}"
 pipeline_runs="${SPLITPROVE_PIPELINE_RUNS:-20:1:gpu 20:1:cpu 20:2:gpu 20:2:cpu 22:1:gpu 22:2:gpu 22:2:cpu}"
 pipeline_args="${SPLITPROVE_PIPELINE_ARGS:---synth-workers 4 --budget 48GiB}"
+demo_curves="${SPLITPROVE_DEMO_CURVES:-bls12-381 bn254}"
 sweep="${SPLITPROVE_DEVICE_SWEEP:-0}"
 sweep_args="${SPLITPROVE_SWEEP_ARGS:---size 2^21 --partitions 3 --sweep-pw 1,2,4,8,16 --sweep-jobs 1,4,8 --budget 3GiB}"
 summary="$out/summary.txt"
@@ -78,9 +82,9 @@ say() { echo "$*" | tee -a "$summary"; }
   echo "cmake:     $(cmake --version 2>&1 | head -1)"
   echo "ninja:     $(ninja --version 2>&1 || echo none)"
   echo "c++:       $( (command -v clang++ || command -v g++ || echo none) | head -1) $( (clang++ --version 2>/dev/null || g++ --version 2>/dev/null) | head -1)"
-  # The copy on the GPU machine has no git history: identify the code by its content.
-  echo "git:       $(git rev-parse --short HEAD 2>/dev/null || echo 'no history in this copy')"
+  # The copy on the GPU machine may carry a stale .git: identify the code by its content.
   echo "src hash:  $(find src/cuda tests/cuda src/ff src/ec -type f | LC_ALL=C sort | xargs sha256sum | sha256sum | cut -c1-16) (sha256 of src/cuda tests/cuda src/ff src/ec)"
+  echo "all hash:  $(find src tests/cuda scripts -type f | LC_ALL=C sort | xargs sha256sum | sha256sum | cut -c1-16) (sha256 of src tests/cuda scripts)"
   echo
   command -v nvidia-smi >/dev/null && nvidia-smi 2>&1 | head -20
 } >"$out/env.txt" 2>&1
@@ -183,26 +187,31 @@ fi
 if [ $no_gpu -eq 0 ] && [ "$pipeline" = 1 ]; then
   mkdir -p "$out/pipeline"
   for r in $pipeline_runs; do
-    IFS=: read -r k j g2 <<<"$r"
-    d="$out/pipeline/$k-j$j-g2$g2"
+    IFS=: read -r k j g2 curve <<<"$r"
+    curve="${curve:-bls12-381}"
+    d="$out/pipeline/$curve-$k-j$j-g2$g2"
     mkdir -p "$d"
     t0=$(date +%s)
     # shellcheck disable=SC2086
     timeout "${SPLITPROVE_PIPELINE_TIMEOUT:-150}" "$build/splitprove" bench pipeline --size "2^$k" \
-      --partitions 10 --jobs "$j" --g2-on "$g2" $pipeline_args --out "$d" >"$d/report.txt" 2>&1
+      --curve "$curve" --partitions 10 --jobs "$j" --g2-on "$g2" $pipeline_args --out "$d" \
+      >"$d/report.txt" 2>&1
     rc=$?
-    say "pipe:  2^$k jobs $j G2 on $g2: rc $rc, $(($(date +%s) - t0)) s"
+    say "pipe:  $curve 2^$k jobs $j G2 on $g2: rc $rc, $(($(date +%s) - t0)) s"
     grep -E '^(backend|throughput|stages|memory):' "$d/report.txt" | sed 's/^/         /' | tee -a "$summary"
     [ $rc -eq 0 ] || { tail -5 "$d/report.txt" | sed 's/^/         /' | tee -a "$summary"; status=1; }
   done
-  d="$out/pipeline/demo"
-  mkdir -p "$d"
-  t0=$(date +%s)
-  timeout 120 "$build/splitprove" demo --out "$d" >"$d/report.txt" 2>&1
-  rc=$?
-  say "demo:  splitprove demo: rc $rc, $(($(date +%s) - t0)) s"
-  grep -E '^(backend|throughput|stages|memory):' "$d/report.txt" | sed 's/^/         /' | tee -a "$summary"
-  [ $rc -eq 0 ] || status=1
+  for curve in $demo_curves; do
+    d="$out/pipeline/demo-$curve"
+    mkdir -p "$d"
+    t0=$(date +%s)
+    timeout 120 "$build/splitprove" demo --curve "$curve" --out "$d" >"$d/report.txt" 2>&1
+    rc=$?
+    say "demo:  splitprove demo --curve $curve: rc $rc, $(($(date +%s) - t0)) s"
+    grep -E '^(backend|throughput|stages|memory|verdict):' "$d/report.txt" | sed 's/^/         /' | tee -a "$summary"
+    [ $rc -eq 0 ] || status=1
+  done
+  tar -czf "$out/pipeline.tar.gz" -C "$out" pipeline && rm -rf "$out/pipeline"
 fi
 
 say "total: $(($(date +%s) - t_start)) s, exit status $status"

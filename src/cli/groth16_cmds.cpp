@@ -179,6 +179,9 @@ Register reg([](CLI::App& app) {
   prove->add_option("--synth-workers", ba->synthesis_workers, "batch: synthesis workers")
       ->capture_default_str();
   prove->add_option("--budget", ba->budget, "batch: host memory budget (e.g. 8GiB)");
+  prove->add_option("--backend", ba->backend,
+                    "batch: GPU-stage backend: auto (CUDA when a GPU is present), cpu or cuda")
+      ->capture_default_str();
   prove->add_flag("-q,--quiet", pa->quiet, "no summary line on stderr");
   prove->callback([pa, ba, files] {
     auto must_exist = [](const std::string& f) {

@@ -4,6 +4,8 @@
 //   splitprove bench pipeline --size 2^k --partitions 10 --jobs j --synth-workers pw
 //                             --gpu-workers gw --g2-workers n --finalizers n --budget 8GiB --out
 //                             DIR [--sweep-pw 1,2,4 --sweep-jobs 1,4]
+// Both build their benchmark circuit in memory, over the curve named by --curve (BLS12-381 by
+// default, or BN254).
 // Thin: options in, pipeline::run_jobs, the report out.
 #include <fmt/format.h>
 
@@ -28,10 +30,9 @@
 namespace splitprove::cli {
 namespace {
 
-using E = zk::Bls12_381;
-
 struct BenchArgs {
   std::string size = "2^12", circuit = "porep", budget, out, gpu_delay = "0", g2_delay = "0";
+  std::string curve = "bls12-381";  // the benchmark circuit's curve: bls12-381 or bn254
   std::string sweep_pw, sweep_jobs;  // sweep mode: comma-separated lists
   pipeline::RunOptions run;
 };
@@ -69,6 +70,7 @@ std::string mib(std::uint64_t b) { return fmt::format("{:.1f}", double(b) / doub
 // Sweep mode: one circuit and key, then one engine run per (pw, jobs), each with its own files in
 // OUT/pw<p>-j<j>/ (report.txt and run_jobs's files), one table row per run on stdout and in
 // OUT/sweep.md, and the acceptance checks at the end.
+template <class E>
 void run_sweep(BenchArgs& a, unsigned k) {
   const auto pws =
       parse_list(a.sweep_pw.empty() ? std::to_string(a.run.engine.synthesis_workers) : a.sweep_pw,
@@ -79,8 +81,8 @@ void run_sweep(BenchArgs& a, unsigned k) {
   const std::string out = a.run.out_dir;
   std::filesystem::create_directories(out);
   const auto t0 = std::chrono::steady_clock::now();
-  std::fprintf(stderr, "sweep: building the %s circuit at 2^%u and its development key...\n",
-               a.circuit.c_str(), k);
+  std::fprintf(stderr, "sweep: building the %s circuit at 2^%u over %s and its development key...\n",
+               a.circuit.c_str(), k, std::string(E::kName).c_str());
   auto bc = make_bench_circuit<E>(a.circuit, k, a.run.partitions);
   std::fprintf(stderr, "sweep: %s ready in %.1f s\n", bc.name.c_str(), seconds_since(t0));
   const std::string head =
@@ -168,6 +170,14 @@ void run_sweep(BenchArgs& a, unsigned k) {
   f << table << "\n" << checks;
 }
 
+// --curve's value: the names the project and snarkjs use for the two curves.
+zk::CurveId parse_curve(const std::string& s) {
+  if (s == "bls12-381" || s == "bls12_381" || s == "bls12381") return zk::CurveId::kBls12_381;
+  if (s == "bn254" || s == "bn128" || s == "alt_bn128") return zk::CurveId::kBn254;
+  throw Error(fmt::format("--curve '{}': expected bls12-381 or bn254 (snarkjs: bls12381, bn128)", s));
+}
+
+template <class E>
 void run_bench(BenchArgs& a, bool demo) {
   const unsigned k = parse_log2_size(a.size, "--size");
   const bool sweep = !a.sweep_pw.empty() || !a.sweep_jobs.empty();
@@ -179,10 +189,10 @@ void run_bench(BenchArgs& a, bool demo) {
 #ifdef SPLITPROVE_HAVE_CUDA
   cuda::install_pipeline_backend();  // `--backend auto` then picks it when a GPU is present
 #endif
-  if (sweep) return run_sweep(a, k);
+  if (sweep) return run_sweep<E>(a, k);
   const auto t0 = std::chrono::steady_clock::now();
-  std::fprintf(stderr, "%s: building the %s circuit at 2^%u and its development key...\n",
-               demo ? "demo" : "bench", a.circuit.c_str(), k);
+  std::fprintf(stderr, "%s: building the %s circuit at 2^%u over %s and its development key...\n",
+               demo ? "demo" : "bench", a.circuit.c_str(), k, std::string(E::kName).c_str());
   auto bc = make_bench_circuit<E>(a.circuit, k, a.run.partitions);
   std::fprintf(stderr,
                "%s: %s ready in %.1f s (%u variables, %zu B-dense); proving %u job(s) of "
@@ -194,6 +204,10 @@ void run_bench(BenchArgs& a, bool demo) {
                             a.run.engine.g2_workers, a.run.jobs, a.run.partitions);
   auto rep = pipeline::run_jobs<E>(a.run, [&](std::uint32_t j) { return bc.job(j); });
   std::printf("%s", pipeline::format_report(a.run, rep).c_str());
+}
+
+void run_bench_any(BenchArgs& a, bool demo) {
+  zk::with_engine(parse_curve(a.curve), [&](auto e) { run_bench<decltype(e)>(a, demo); });
 }
 
 void add_engine_options(CLI::App* c, BenchArgs& a) {
@@ -213,6 +227,8 @@ void add_engine_options(CLI::App* c, BenchArgs& a) {
   c->add_option("--jobs,-j", a.run.jobs, "jobs submitted at once")->capture_default_str();
   c->add_option("--partitions", a.run.partitions, "partitions per job")->capture_default_str();
   c->add_option("--circuit", a.circuit, "benchmark circuit: porep or chain")->capture_default_str();
+  c->add_option("--curve", a.curve, "the benchmark circuit's curve: bls12-381 or bn254")
+      ->capture_default_str();
   c->add_option("--out", a.run.out_dir, "directory for memory.svg, waterfall.svg, the timeline");
   c->add_option("--backend", a.run.backend.backend,
                 "GPU-stage backend: auto (CUDA when a GPU is present), cpu or cuda")
@@ -238,7 +254,7 @@ Register reg([](CLI::App& app) {
   demo_args->run.out_dir = "splitprove-demo";
   demo->add_option("--size", demo_args->size, "circuit size 2^k")->capture_default_str();
   add_engine_options(demo, *demo_args);
-  demo->callback([demo_args] { run_bench(*demo_args, true); });
+  demo->callback([demo_args] { run_bench_any(*demo_args, true); });
 
   auto* bench = app.add_subcommand("bench", "End-to-end benchmarks");
   bench->require_subcommand(1);
@@ -253,7 +269,7 @@ Register reg([](CLI::App& app) {
                    "sweep: synthesis workers to run, e.g. 1,2,4,8,16 (one circuit and key; one "
                    "run per pw x jobs; files in OUT/pw<p>-j<j>/, the table in OUT/sweep.md)");
   pipe->add_option("--sweep-jobs", bench_args->sweep_jobs, "sweep: jobs in flight, e.g. 1,4,8");
-  pipe->callback([bench_args] { run_bench(*bench_args, false); });
+  pipe->callback([bench_args] { run_bench_any(*bench_args, false); });
 });
 
 }  // namespace

@@ -12,9 +12,13 @@
 #include "io/wtns.hpp"
 #include "io/zkey.hpp"
 #include "mem/units.hpp"
+#include "pipeline/backend.hpp"
 #include "pipeline/circom_source.hpp"
 #include "pipeline/engine.hpp"
 #include "splitprove/error.hpp"
+#ifdef SPLITPROVE_HAVE_CUDA
+#include "cuda/stage.hpp"
+#endif
 
 namespace splitprove::cli {
 namespace {
@@ -40,7 +44,10 @@ void prove_batch(const ProveBatchArgs& a) {
   pipeline::EngineConfig cfg;
   cfg.synthesis_workers = a.synthesis_workers;
   if (!a.budget.empty()) cfg.host_budget = mem::parse_size(a.budget, "--budget");
-  pipeline::Engine<E> engine(cfg);
+  pipeline::BackendRequest req;
+  req.backend = a.backend;
+  auto backend = pipeline::make_backend<E>(req);
+  pipeline::Engine<E> engine(cfg, backend.gpu, backend.g2);
   auto r = engine.wait(engine.submit({src, key, n}));
   if (!r.ok) throw Error(fmt::format("prove: {}", r.error));
   std::filesystem::create_directories(a.out_dir);
@@ -51,11 +58,11 @@ void prove_batch(const ProveBatchArgs& a) {
   }
   if (!a.quiet)
     std::fprintf(stderr,
-                 "proved %zu witnesses against %s in %.3f s through the pipeline; every proof "
-                 "verified; wrote %s/proof_<i>.json and public_<i>.json\n",
+                 "proved %zu witnesses against %s in %.3f s through the pipeline (%s); every "
+                 "proof verified; wrote %s/proof_<i>.json and public_<i>.json\n",
                  n, a.zkey.c_str(),
                  std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
-                 a.out_dir.c_str());
+                 backend.describe().c_str(), a.out_dir.c_str());
 }
 
 }  // namespace
@@ -73,6 +80,9 @@ void run_prove_batch(const ProveBatchArgs& a) {
   };
   for (const auto& w : a.witnesses) same(w);
   if (!a.r1cs.empty()) same(a.r1cs);
+#ifdef SPLITPROVE_HAVE_CUDA
+  cuda::install_pipeline_backend();  // `--backend auto` then picks it when a GPU is present
+#endif
   zk::with_engine(curve, [&](auto e) { prove_batch<decltype(e)>(a); });
 }
 

@@ -14,6 +14,7 @@ struct ProveBatchArgs {
   std::string r1cs;  // optional: check each witness first (names the failing constraint)
   std::string budget;
   std::uint32_t synthesis_workers = 2;
+  std::string backend = "auto";  // GPU-stage backend: auto (CUDA when a GPU is present), cpu, cuda
   bool quiet = false;
 };
 

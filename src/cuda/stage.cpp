@@ -17,10 +17,6 @@
 
 namespace splitprove::cuda {
 
-using Fr = E::Fr;
-using G1 = bls12_381::G1;
-using G2 = bls12_381::G2;
-
 namespace {
 
 // Device bytes one GPU worker may hold for a partition of `n` domain rows and `vars` wires: a, b,
@@ -33,13 +29,31 @@ std::uint64_t worker_bytes(std::uint64_t n, std::uint64_t vars) {
 
 }  // namespace
 
-// The points of one key on the device (or nothing, when it is streamed).
-struct ResidentKey {
-  std::weak_ptr<const zk::ProvingKey<E>> owner;  // the key these points belong to
+// What the Gpu knows of a resident key without knowing its curve.
+struct ResidentKeyBase {
+  virtual ~ResidentKeyBase() = default;
+  virtual bool expired() const = 0;
+  virtual std::uint64_t bytes() const = 0;  // device bytes of its points
   bool streamed = false;
+};
+
+// The points of one key of engine E on the device (or nothing, when it is streamed).
+template <class E>
+struct ResidentKey final : ResidentKeyBase {
+  using G1 = typename E::G1;
+  using G2 = typename E::G2;
+  std::weak_ptr<const zk::ProvingKey<E>> owner;  // the key these points belong to
   std::unique_ptr<DeviceBases<G1>> a, b1, l, h;
   std::unique_ptr<DeviceBases<G2>> b2;  // compact B2 bases (only when the G2 stage asked)
-  const zk::G2Bases<E>* b2_of = nullptr;
+
+  bool expired() const override { return owner.expired(); }
+  std::uint64_t bytes() const override {
+    std::uint64_t s = 0;
+    for (auto* p : {a.get(), b1.get(), l.get(), h.get()})
+      if (p) s += p->size() * DeviceBases<G1>::kPointBytes;
+    if (b2) s += b2->size() * DeviceBases<G2>::kPointBytes;
+    return s;
+  }
 };
 
 class Gpu {
@@ -75,25 +89,32 @@ class Gpu {
   mem::MemoryBudget& budget() { return *budget_; }
   void enter() const { use_device(opts_.device); }
 
-  std::shared_ptr<const FrNtt> ntt(unsigned log_n) {
+  // The domain of size 2^log_n over E's Fr (twiddles made the first time).
+  template <class E>
+  std::shared_ptr<const FrNttOf<typename E::Fr>> ntt(unsigned log_n) {
+    using Ntt = FrNttOf<typename E::Fr>;
     std::lock_guard lk(mu_);
-    auto& p = ntts_[log_n];
-    if (!p) p = std::make_shared<const FrNtt>(*pool_, log_n);
-    return p;
+    auto& p = ntts_[{E::kId, log_n}];
+    if (!p) p = std::make_shared<const Ntt>(*pool_, log_n);
+    return std::static_pointer_cast<const Ntt>(p);
   }
 
   // The resident points of `key` (uploading them the first time), or a streamed entry.
-  std::shared_ptr<ResidentKey> resident(const pipeline::Key<E>& key, bool want_b2) {
+  template <class E>
+  std::shared_ptr<ResidentKey<E>> resident(const pipeline::Key<E>& key, bool want_b2) {
+    using G1 = typename E::G1;
+    using G2 = typename E::G2;
     std::lock_guard lk(mu_);
     drop_dead_locked();
     const auto* pk = key.pk.get();
     auto it = keys_.find(pk);
-    if (it != keys_.end() && it->second->owner.lock().get() == pk) {
-      auto& rk = it->second;
+    if (it != keys_.end()) {
+      // Found by address: a live entry of this address is this key (dead ones were dropped above).
+      auto rk = std::static_pointer_cast<ResidentKey<E>>(it->second);
       if (want_b2 && !rk->streamed && !rk->b2) upload_b2_locked(*rk, key);
       return rk;
     }
-    auto rk = std::make_shared<ResidentKey>();
+    auto rk = std::make_shared<ResidentKey<E>>();
     rk->owner = key.pk;
     const std::uint64_t g1_pts = pk->a.size() + pk->b1.size() + pk->c.size() + pk->h.size();
     const std::uint64_t need = g1_pts * DeviceBases<G1>::kPointBytes +
@@ -101,7 +122,7 @@ class Gpu {
     const std::uint64_t work = std::uint64_t(std::max(1u, opts_.workers)) *
                                worker_bytes(pk->domain_size, pk->n_vars);
     std::uint64_t held = 0;
-    for (const auto& [_, k] : keys_) held += key_bytes(*k);
+    for (const auto& [_, k] : keys_) held += k->bytes();
     if (opts_.never_resident || held + need + work > budget_->capacity()) {
       rk->streamed = true;
       ++streamed_;
@@ -117,7 +138,8 @@ class Gpu {
     return rk;
   }
 
-  void evict(const zk::ProvingKey<E>* pk) {
+  // Drops the entry of the key at `pk` (every key and the twiddles when null).
+  void evict(const void* pk) {
     std::lock_guard lk(mu_);
     if (pk == nullptr) {
       keys_.clear();
@@ -138,7 +160,7 @@ class Gpu {
     r.srs_bytes = b[mem::Tag::srs].bytes;
     for (const auto& [_, k] : keys_) {
       (k->streamed ? r.streamed_keys : r.resident_keys)++;
-      r.key_bytes += key_bytes(*k);
+      r.key_bytes += k->bytes();
     }
     r.key_uploads = uploads_;
     r.mallocs = pool_->mallocs();
@@ -146,20 +168,13 @@ class Gpu {
   }
 
  private:
-  static std::uint64_t key_bytes(const ResidentKey& k) {
-    std::uint64_t s = 0;
-    for (auto* p : {k.a.get(), k.b1.get(), k.l.get(), k.h.get()})
-      if (p) s += p->size() * DeviceBases<G1>::kPointBytes;
-    if (k.b2) s += k.b2->size() * DeviceBases<G2>::kPointBytes;
-    return s;
-  }
-  void upload_b2_locked(ResidentKey& rk, const pipeline::Key<E>& key) {
-    rk.b2 = std::make_unique<DeviceBases<G2>>(*pool_, std::span(key.g2.bases));
-    rk.b2_of = &key.g2;
+  template <class E>
+  void upload_b2_locked(ResidentKey<E>& rk, const pipeline::Key<E>& key) {
+    rk.b2 = std::make_unique<DeviceBases<typename E::G2>>(*pool_, std::span(key.g2.bases));
   }
   void drop_dead_locked() {
     for (auto it = keys_.begin(); it != keys_.end();)
-      it = it->second->owner.expired() ? keys_.erase(it) : std::next(it);
+      it = it->second->expired() ? keys_.erase(it) : std::next(it);
   }
 
   GpuOptions opts_;
@@ -167,8 +182,9 @@ class Gpu {
   std::unique_ptr<mem::MemoryBudget> budget_;
   std::unique_ptr<DevicePool> pool_;
   mutable std::mutex mu_;
-  std::map<unsigned, std::shared_ptr<const FrNtt>> ntts_;
-  std::map<const zk::ProvingKey<E>*, std::shared_ptr<ResidentKey>> keys_;
+  std::map<std::pair<zk::CurveId, unsigned>, std::shared_ptr<const void>> ntts_;
+  // Keyed by the ProvingKey's address; the entry knows its curve.
+  std::map<const void*, std::shared_ptr<ResidentKeyBase>> keys_;
   std::size_t uploads_ = 0, streamed_ = 0;
 };
 
@@ -186,7 +202,8 @@ typename C::Jacobian run_msm(Gpu& g, const DeviceBases<C>* resident,
   return msm<C>(g.pool(), tmp, d_scalars, n, ScalarForm::montgomery, {}, nullptr, stream);
 }
 
-DeviceBlock upload(Gpu& g, std::span<const Fr> v, CUstream_st* stream) {
+template <class T>  // T: a curve's Fr, const or not
+DeviceBlock upload(Gpu& g, std::span<T> v, CUstream_st* stream) {
   DeviceBlock d = g.pool().allocate(std::max<std::size_t>(v.size_bytes(), 1), mem::Tag::gpu);
   if (!v.empty()) copy_to_device(d.get(), v.data(), v.size_bytes(), stream);
   return d;
@@ -196,8 +213,12 @@ DeviceBlock upload(Gpu& g, std::span<const Fr> v, CUstream_st* stream) {
 // of at most 192 bytes: 12 MiB for G2) and the MSMs' small host vectors, rounded up.
 constexpr std::uint64_t kHostStaging = std::uint64_t(16) << 20;
 
+template <class E>
 class CudaGpuStage final : public pipeline::GpuStage<E> {
  public:
+  using Fr = typename E::Fr;
+  using G1 = typename E::G1;
+
   explicit CudaGpuStage(std::shared_ptr<Gpu> g) : g_(std::move(g)) {}
   std::string name() const override { return "cuda"; }
 
@@ -214,7 +235,7 @@ class CudaGpuStage final : public pipeline::GpuStage<E> {
     if (!std::has_single_bit(n)) throw Error(fmt::format("cuda gpu stage: domain {} is not 2^k", n));
     g_->enter();
     const auto rk = g_->resident(key, false);
-    const auto ntt = g_->ntt(unsigned(std::countr_zero(n)));
+    const auto ntt = g_->template ntt<E>(unsigned(std::countr_zero(n)));
     GpuStream st;
     zk::G1Results<E> out;
     {
@@ -256,11 +277,14 @@ class CudaGpuStage final : public pipeline::GpuStage<E> {
   std::shared_ptr<Gpu> g_;
 };
 
+template <class E>
 class CudaG2Stage final : public pipeline::G2Stage<E> {
  public:
+  using Fr = typename E::Fr;
+
   explicit CudaG2Stage(std::shared_ptr<Gpu> g) : g_(std::move(g)) {}
   std::string name() const override { return "cuda"; }
-  E::G2Jacobian run(const pipeline::Key<E>& key, std::span<const Fr> compact) override {
+  typename E::G2Jacobian run(const pipeline::Key<E>& key, std::span<const Fr> compact) override {
     if (compact.size() != key.g2.size())
       throw Error(fmt::format("cuda g2 stage: {} scalars for {} B2 bases", compact.size(),
                               key.g2.size()));
@@ -269,8 +293,8 @@ class CudaG2Stage final : public pipeline::G2Stage<E> {
     const auto rk = g_->resident(key, true);
     GpuStream st;
     DeviceBlock d = upload(*g_, compact, st.get());
-    return run_msm<G2>(*g_, rk->b2.get(), std::span(key.g2.bases), d.get(), compact.size(),
-                       st.get());
+    return run_msm<typename E::G2>(*g_, rk->b2.get(), std::span(key.g2.bases), d.get(),
+                                   compact.size(), st.get());
   }
   std::uint64_t host_scratch_bytes(const pipeline::Key<E>&,
                                    const pipeline::PartitionCost&) const override {
@@ -281,19 +305,71 @@ class CudaG2Stage final : public pipeline::G2Stage<E> {
   std::shared_ptr<Gpu> g_;
 };
 
+// Device 0, opened once per process and shared by every engine's backend while any holds it.
+std::shared_ptr<Gpu> shared_gpu(std::string* why) {
+  static std::mutex mu;
+  static std::weak_ptr<Gpu> shared;
+  std::lock_guard lk(mu);
+  if (auto g = shared.lock()) return g;
+  std::string reason;
+  if (list_devices(&reason).empty()) {
+    if (why) *why = "no CUDA device: " + reason;
+    return nullptr;
+  }
+  try {
+    auto g = open_gpu();
+    shared = g;
+    return g;
+  } catch (const Error& e) {
+    if (why) *why = e.what();
+    return nullptr;
+  }
+}
+
+template <class E>
+void install_for() {
+  pipeline::register_device_backend<E>(
+      "cuda", [](const pipeline::BackendRequest& req,
+                 std::string* why) -> std::optional<pipeline::Backend<E>> {
+        auto g = shared_gpu(why);
+        if (!g) return std::nullopt;
+        pipeline::Backend<E> b;
+        b.name = "cuda";
+        b.detail = fmt::format("{} (device budget {})", g->info().name,
+                               mem::format_bytes(g->budget().capacity()));
+        b.gpu = gpu_stage<E>(g);
+        b.g2 = req.g2_on == "cpu" ? pipeline::cpu_g2_stage<E>() : g2_stage<E>(g);
+        b.device_sources = memory_sources(g);
+        return b;
+      });
+}
+
 }  // namespace
 
 std::shared_ptr<Gpu> open_gpu(const GpuOptions& opts) { return std::make_shared<Gpu>(opts); }
 
+template <class E>
 std::shared_ptr<pipeline::GpuStage<E>> gpu_stage(std::shared_ptr<Gpu> gpu) {
-  return std::make_shared<CudaGpuStage>(std::move(gpu));
+  return std::make_shared<CudaGpuStage<E>>(std::move(gpu));
 }
+template <class E>
 std::shared_ptr<pipeline::G2Stage<E>> g2_stage(std::shared_ptr<Gpu> gpu) {
-  return std::make_shared<CudaG2Stage>(std::move(gpu));
+  return std::make_shared<CudaG2Stage<E>>(std::move(gpu));
 }
+template <class E>
+void evict(Gpu& gpu, const zk::ProvingKey<E>* pk) {
+  if (pk) gpu.evict(pk);
+}
+void evict(Gpu& gpu) { gpu.evict(nullptr); }
+
+#define SPLITPROVE_CUDA_STAGE_INSTANTIATE(E)                                           \
+  template std::shared_ptr<pipeline::GpuStage<E>> gpu_stage<E>(std::shared_ptr<Gpu>); \
+  template std::shared_ptr<pipeline::G2Stage<E>> g2_stage<E>(std::shared_ptr<Gpu>);   \
+  template void evict<E>(Gpu&, const zk::ProvingKey<E>*);
+SPLITPROVE_FOR_EACH_ENGINE(SPLITPROVE_CUDA_STAGE_INSTANTIATE)
+#undef SPLITPROVE_CUDA_STAGE_INSTANTIATE
 
 GpuReport report(const Gpu& gpu) { return gpu.report(); }
-void evict(Gpu& gpu, const zk::ProvingKey<E>* pk) { gpu.evict(pk); }
 
 std::vector<std::pair<std::string, mem::DeviceMemorySource>> memory_sources(
     std::shared_ptr<Gpu> gpu) {
@@ -314,39 +390,9 @@ std::vector<std::pair<std::string, mem::DeviceMemorySource>> memory_sources(
 }
 
 void install_pipeline_backend() {
-  pipeline::register_device_backend<E>(
-      "cuda", [](const pipeline::BackendRequest& req,
-                 std::string* why) -> std::optional<pipeline::Backend<E>> {
-        static std::mutex mu;
-        static std::weak_ptr<Gpu> shared;
-        std::shared_ptr<Gpu> g;
-        {
-          std::lock_guard lk(mu);
-          g = shared.lock();
-          if (!g) {
-            std::string reason;
-            if (list_devices(&reason).empty()) {
-              if (why) *why = "no CUDA device: " + reason;
-              return std::nullopt;
-            }
-            try {
-              g = open_gpu();
-            } catch (const Error& e) {
-              if (why) *why = e.what();
-              return std::nullopt;
-            }
-            shared = g;
-          }
-        }
-        pipeline::Backend<E> b;
-        b.name = "cuda";
-        b.detail = fmt::format("{} (device budget {})", g->info().name,
-                               mem::format_bytes(g->budget().capacity()));
-        b.gpu = gpu_stage(g);
-        b.g2 = req.g2_on == "cpu" ? pipeline::cpu_g2_stage<E>() : g2_stage(g);
-        b.device_sources = memory_sources(g);
-        return b;
-      });
+#define SPLITPROVE_CUDA_INSTALL(E) install_for<E>();
+  SPLITPROVE_FOR_EACH_ENGINE(SPLITPROVE_CUDA_INSTALL)
+#undef SPLITPROVE_CUDA_INSTALL
 }
 
 }  // namespace splitprove::cuda

@@ -1,10 +1,11 @@
 #pragma once
 // The pipeline's GPU stage and G2 stage on the CUDA backend (DESIGN §3), and their registration
-// with the backend registry of src/pipeline (pipeline/backend.hpp). CUDA-free header.
+// with the backend registry of src/pipeline (pipeline/backend.hpp), for every engine (BLS12-381
+// and BN254: the same code over the curve's device kernels). CUDA-free header.
 //
-// One Gpu per device: a device MemoryBudget (capacity: the free bytes when it is made, less a
-// margin for the context and the runtime), one DevicePool reused by every partition, the NTT
-// domains by size, and the resident proving keys.
+// One Gpu per device, shared by both curves: a device MemoryBudget (capacity: the free bytes when
+// it is made, less a margin for the context and the runtime), one DevicePool reused by every
+// partition, the NTT domains by curve and size, and the resident proving keys of either curve.
 //
 // Resident key. The first partition proved with a key uploads the key's point vectors (A, B1, L,
 // H; the compact B2 bases when the G2 stage is on the GPU) once, booked under tag srs in the device
@@ -28,8 +29,6 @@
 
 namespace splitprove::cuda {
 
-using E = zk::Bls12_381;
-
 class Gpu;
 
 struct GpuOptions {
@@ -46,8 +45,11 @@ struct GpuOptions {
 // Makes the per-device state. Throws Error when the device cannot be used.
 std::shared_ptr<Gpu> open_gpu(const GpuOptions& opts = {});
 
-// The stages on `gpu`. `g2_on_gpu`: the G2 stage's resident B2 bases are uploaded with the key.
+// The stages on `gpu` for engine E (zk::Bls12_381 or zk::Bn254). The G2 stage's resident B2
+// bases are uploaded with the key the first time a G2 stage asks for them.
+template <class E>
 std::shared_ptr<pipeline::GpuStage<E>> gpu_stage(std::shared_ptr<Gpu> gpu);
+template <class E>
 std::shared_ptr<pipeline::G2Stage<E>> g2_stage(std::shared_ptr<Gpu> gpu);
 
 // What a Gpu reports (for tests, benchmarks, the timeline).
@@ -60,16 +62,20 @@ struct GpuReport {
   std::size_t resident_keys = 0, streamed_keys = 0, key_uploads = 0, mallocs = 0;
 };
 GpuReport report(const Gpu& gpu);
-// Drops the resident points of `pk` (all keys and the NTT twiddles when null); their device bytes
-// go back to the budget. Only between runs: a partition in flight keeps what it already took.
-void evict(Gpu& gpu, const zk::ProvingKey<E>* pk = nullptr);
+// Drops the resident points of `pk`; their device bytes go back to the budget. Only between runs:
+// a partition in flight keeps what it already took.
+template <class E>
+void evict(Gpu& gpu, const zk::ProvingKey<E>* pk);
+// Drops every resident key (both curves) and the NTT twiddles.
+void evict(Gpu& gpu);
 // Device-memory sources for the sampler: "gpuN" (cudaMemGetInfo: in use on the device) and
 // "gpuN_books" (the device budget's books).
 std::vector<std::pair<std::string, mem::DeviceMemorySource>> memory_sources(
     std::shared_ptr<Gpu> gpu);
 
-// Registers the CUDA backend with pipeline::register_device_backend: on request it opens device
-// 0 (once per process; later requests share it) and returns its stages, or says why it cannot.
+// Registers the CUDA backend with pipeline::register_device_backend for every engine: on request
+// it opens device 0 (once per process; later requests, of either curve, share it) and returns its
+// stages, or says why it cannot.
 void install_pipeline_backend();
 
 }  // namespace splitprove::cuda

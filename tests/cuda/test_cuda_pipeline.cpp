@@ -1,9 +1,10 @@
-// The pipeline on the CUDA backend: the CUDA GPU stage gives the CPU stage's G1 results for the
-// same partition (native PoRep circuit and circom fixtures), proofs through the engine on the CUDA
-// stages verify with the CPU verifier (and snarkjs's verifying key), a wrong witness is rejected,
-// the proving key is uploaded once and kept for every partition and job (and evicted on request),
-// the streamed fallback gives the same results, backend selection picks CUDA when a GPU exists,
-// and keys with the monomial H basis prove on the CUDA stages too.
+// The pipeline on the CUDA backend, typed over both engines (BLS12-381 and BN254): the CUDA GPU
+// stage gives the CPU stage's G1 results for the same partition (native PoRep circuit and the
+// curve's circom fixtures), proofs through the engine on the CUDA stages verify with the CPU
+// verifier (and snarkjs's verifying key), a wrong witness is rejected, the proving key is uploaded
+// once and kept for every partition and job (and evicted on request), the streamed fallback gives
+// the same results, backend selection picks CUDA when a GPU exists, keys with the monomial H basis
+// prove on the CUDA stages too, and keys of both curves live on one GPU side by side.
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -24,17 +25,18 @@
 #include "zk/groth16.hpp"
 
 using namespace splitprove;
-using E = zk::Bls12_381;
-using Fr = E::Fr;
 
 namespace {
 
+// The curve's snarkjs fixtures: BLS12-381 in tests/fixtures, BN254 ("bn128") in tests/fixtures/bn128.
+template <class E>
 std::string fixture(const std::string& name) {
   const char* d = std::getenv("SPLITPROVE_SOURCE_DIR");
-  return std::string(d ? d : SPLITPROVE_SOURCE_DIR) + "/tests/fixtures/" + name;
+  const std::string dir = E::kId == zk::CurveId::kBn254 ? "bn128/" : "";
+  return std::string(d ? d : SPLITPROVE_SOURCE_DIR) + "/tests/fixtures/" + dir + name;
 }
 
-// One shared GPU per test process (small budget: the tests' keys are tiny).
+// One shared GPU per test process (small budget: the tests' keys are tiny), for both curves.
 std::shared_ptr<cuda::Gpu> gpu() {
   static std::shared_ptr<cuda::Gpu> g = [] {
     cuda::GpuOptions o;
@@ -45,12 +47,14 @@ std::shared_ptr<cuda::Gpu> gpu() {
 }
 
 // A partition's inputs, synthesized once, copied for each stage that consumes them.
+template <class E>
 struct Inputs {
-  std::vector<Fr> z, a, b, c;
+  std::vector<typename E::Fr> z, a, b, c;
 };
-Inputs synthesize(const circuit::PartitionSource<Fr>& src, std::size_t index) {
+template <class E>
+Inputs<E> synthesize(const circuit::PartitionSource<typename E::Fr>& src, std::size_t index) {
   const auto sh = src.shape();
-  Inputs in;
+  Inputs<E> in;
   in.z.resize(sh.n_vars);
   in.a.resize(sh.domain_size);
   in.b.resize(sh.domain_size);
@@ -58,15 +62,18 @@ Inputs synthesize(const circuit::PartitionSource<Fr>& src, std::size_t index) {
   src.synthesize(index, in.z, in.a, in.b, in.c, {});
   return in;
 }
+template <class Fr>
 mem::Buffer<Fr> buf(const std::vector<Fr>& v) {
   auto b = mem::Buffer<Fr>::unbudgeted(v.size());
   std::copy(v.begin(), v.end(), b.span().begin());
   return b;
 }
+template <class E>
 zk::G1Results<E> run_stage(pipeline::GpuStage<E>& st, const pipeline::Key<E>& key,
-                           const Inputs& in) {
+                           const Inputs<E>& in) {
   return st.run(key, buf(in.z), buf(in.a), buf(in.b), buf(in.c));
 }
+template <class E>
 void expect_same(const zk::G1Results<E>& x, const zk::G1Results<E>& y) {
   EXPECT_TRUE(x.a == y.a) << "A";
   EXPECT_TRUE(x.b1 == y.b1) << "B1";
@@ -74,18 +81,21 @@ void expect_same(const zk::G1Results<E>& x, const zk::G1Results<E>& y) {
   EXPECT_TRUE(x.h == y.h) << "H";
 }
 // Compares both stages on partition `index` of `src`, and the G2 stages on its compact input.
-void compare_stages(const pipeline::Key<E>& key, const circuit::PartitionSource<Fr>& src,
-                    std::size_t index, pipeline::GpuStage<E>& cuda_stage) {
-  const Inputs in = synthesize(src, index);
+template <class E>
+void compare_stages(const pipeline::Key<E>& key,
+                    const circuit::PartitionSource<typename E::Fr>& src, std::size_t index,
+                    pipeline::GpuStage<E>& cuda_stage) {
+  const Inputs<E> in = synthesize<E>(src, index);
   auto cpu = pipeline::cpu_gpu_stage<E>();
-  expect_same(run_stage(cuda_stage, key, in), run_stage(*cpu, key, in));
-  std::vector<Fr> compact(key.g2.size());
+  expect_same<E>(run_stage<E>(cuda_stage, key, in), run_stage<E>(*cpu, key, in));
+  std::vector<typename E::Fr> compact(key.g2.size());
   zk::compact_g2_scalars<E>(key.g2, in.z, compact);
-  auto g2c = cuda::g2_stage(gpu());
+  auto g2c = cuda::g2_stage<E>(gpu());
   auto g2h = pipeline::cpu_g2_stage<E>();
   EXPECT_TRUE(g2c->run(key, compact) == g2h->run(key, compact)) << "B2";
 }
 
+template <class E>
 void expect_verified(const pipeline::JobResult<E>& r, const pipeline::Key<E>& key,
                      std::size_t n) {
   ASSERT_TRUE(r.ok) << r.error;
@@ -95,59 +105,80 @@ void expect_verified(const pipeline::JobResult<E>& r, const pipeline::Key<E>& ke
     // Bound to its statement: a proof does not verify for altered public inputs.
     if (!r.publics[i].empty()) {
       auto other = r.publics[i];
-      other[0] += Fr::one();
+      other[0] += E::Fr::one();
       EXPECT_FALSE(zk::verify<E>(key.pvk, other, r.proofs[i])) << i;
     }
   }
 }
 
+template <class E>
 const cli::BenchCircuit<E>& porep() {
   static const auto bc = cli::make_bench_circuit<E>("porep", 11, 3);
   return bc;
 }
 
+template <class E>
+std::shared_ptr<const zk::ProvingKey<E>> read_key(const std::string& c) {
+  return std::make_shared<const zk::ProvingKey<E>>(io::read_zkey<E>(fixture<E>(c + ".zkey")));
+}
+
+template <class E>
+class CudaPipeline : public ::testing::Test {};
+
+struct EngineNames {
+  template <class E>
+  static std::string GetName(int) {
+    return std::string(E::kSnarkjsName);
+  }
+};
+
+using Engines = ::testing::Types<zk::Bls12_381, zk::Bn254>;
+TYPED_TEST_SUITE(CudaPipeline, Engines, EngineNames);
+
 }  // namespace
 
-TEST(CudaPipeline, PorepStageEqualsTheCpuStage) {
+TYPED_TEST(CudaPipeline, PorepStageEqualsTheCpuStage) {
+  using E = TypeParam;
   SPLITPROVE_REQUIRE_GPU();
-  const auto& bc = porep();
-  auto st = cuda::gpu_stage(gpu());
+  const auto& bc = porep<E>();
+  auto st = cuda::gpu_stage<E>(gpu());
   auto src = bc.source(0);
   for (std::size_t p : {0u, 2u}) {
     SCOPED_TRACE(p);
-    compare_stages(*bc.key, *src, p, *st);
+    compare_stages<E>(*bc.key, *src, p, *st);
   }
 }
 
-TEST(CudaPipeline, CircomFixturesStageEqualsTheCpuStage) {
+TYPED_TEST(CudaPipeline, CircomFixturesStageEqualsTheCpuStage) {
+  using E = TypeParam;
   SPLITPROVE_REQUIRE_GPU();
-  auto st = cuda::gpu_stage(gpu());
+  auto st = cuda::gpu_stage<E>(gpu());
   for (const char* c : {"multiplier", "mixed", "chain"}) {
     SCOPED_TRACE(c);
-    auto pk = std::make_shared<const zk::ProvingKey<E>>(
-        io::read_zkey<E>(fixture(std::string(c) + ".zkey")));
+    auto pk = read_key<E>(c);
     auto key = pipeline::Key<E>::prepare(pk);
-    std::vector<io::Witness<E>> ws(1, io::read_wtns<E>(fixture(std::string(c) + ".wtns")));
+    std::vector<io::Witness<E>> ws(1, io::read_wtns<E>(fixture<E>(std::string(c) + ".wtns")));
     pipeline::CircomSource<E> src(pk, ws, nullptr, c);
-    compare_stages(*key, src, 0, *st);
+    compare_stages<E>(*key, src, 0, *st);
   }
 }
 
-TEST(CudaPipeline, EngineProofsOnTheCudaStagesVerify) {
+TYPED_TEST(CudaPipeline, EngineProofsOnTheCudaStagesVerify) {
+  using E = TypeParam;
   SPLITPROVE_REQUIRE_GPU();
-  const auto& bc = porep();
+  const auto& bc = porep<E>();
   for (bool g2_gpu : {true, false}) {
     SCOPED_TRACE(g2_gpu ? "G2 on the GPU" : "G2 on the CPU");
     pipeline::EngineConfig cfg;
     cfg.synthesis_workers = 2;
     cfg.gpu_workers = 2;
     pipeline::Engine<E> engine(
-        cfg, cuda::gpu_stage(gpu()),
-        g2_gpu ? cuda::g2_stage(gpu()) : pipeline::cpu_g2_stage<E>());
+        cfg, cuda::gpu_stage<E>(gpu()),
+        g2_gpu ? cuda::g2_stage<E>(gpu()) : pipeline::cpu_g2_stage<E>());
     auto id0 = engine.submit({bc.source(0), bc.key, 3});
     auto id1 = engine.submit({bc.source(1), bc.key, 3});
-    expect_verified(engine.wait(id0), *bc.key, 3);
-    expect_verified(engine.wait(id1), *bc.key, 3);
+    expect_verified<E>(engine.wait(id0), *bc.key, 3);
+    expect_verified<E>(engine.wait(id1), *bc.key, 3);
     // Only the workers' scratch is still held; shutdown gives it back.
     EXPECT_EQ(engine.budget().books().used, engine.worker_scratch_bytes());
     engine.shutdown();
@@ -158,16 +189,17 @@ TEST(CudaPipeline, EngineProofsOnTheCudaStagesVerify) {
   EXPECT_GE(rep.resident_keys, 1u);
   EXPECT_GT(rep.key_bytes, 0u);
   EXPECT_GE(rep.srs_bytes, rep.key_bytes);
-  cuda::evict(*gpu(), bc.key->pk.get());
+  cuda::evict<E>(*gpu(), bc.key->pk.get());
   EXPECT_EQ(cuda::report(*gpu()).resident_keys, rep.resident_keys - 1);
   EXPECT_LT(cuda::report(*gpu()).srs_bytes, rep.srs_bytes);
   EXPECT_LT(cuda::report(*gpu()).key_bytes, rep.key_bytes);
 }
 
 // A key with the monomial H basis (bellman-style, τ^i·Z(τ)/δ): the CUDA stage runs
-// FrNtt::h_coefficients for it, equals the CPU stage (poly::h_coefficients), and the engine's
+// FrNttOf::h_coefficients for it, equals the CPU stage (poly::h_coefficients), and the engine's
 // proofs verify. The same points read as an odd-coset key give another H (the flag is obeyed).
-TEST(CudaPipeline, MonomialHBasisKeyProvesOnTheCudaStages) {
+TYPED_TEST(CudaPipeline, MonomialHBasisKeyProvesOnTheCudaStages) {
+  using E = TypeParam;
   SPLITPROVE_REQUIRE_GPU();
   const std::uint32_t steps = (1u << 11) - 6;  // domain 2^11
   auto r1cs = cli::detail::chain_r1cs<E>(steps);
@@ -181,32 +213,33 @@ TEST(CudaPipeline, MonomialHBasisKeyProvesOnTheCudaStages) {
       ws.push_back(cli::detail::chain_witness<E>(steps, 1000 * job + p + 2, job));
     return std::make_shared<const pipeline::CircomSource<E>>(pk, std::move(ws), nullptr, "chain");
   };
-  auto st = cuda::gpu_stage(gpu());
-  compare_stages(*key, *source(0), 1, *st);
+  auto st = cuda::gpu_stage<E>(gpu());
+  compare_stages<E>(*key, *source(0), 1, *st);
   {
     auto odd = std::make_shared<zk::ProvingKey<E>>(*pk);
     odd->h_basis = zk::HBasis::odd_coset;
     auto okey = pipeline::Key<E>::prepare(odd);
-    const Inputs in = synthesize(*source(0), 1);
-    EXPECT_FALSE(run_stage(*st, *okey, in).h == run_stage(*st, *key, in).h);
-    cuda::evict(*gpu(), odd.get());
+    const Inputs<E> in = synthesize<E>(*source(0), 1);
+    EXPECT_FALSE(run_stage<E>(*st, *okey, in).h == run_stage<E>(*st, *key, in).h);
+    cuda::evict<E>(*gpu(), odd.get());
   }
-  pipeline::Engine<E> engine(pipeline::EngineConfig{}, cuda::gpu_stage(gpu()),
-                             cuda::g2_stage(gpu()));
-  expect_verified(engine.wait(engine.submit({source(0), key, 2})), *key, 2);
+  pipeline::Engine<E> engine(pipeline::EngineConfig{}, cuda::gpu_stage<E>(gpu()),
+                             cuda::g2_stage<E>(gpu()));
+  expect_verified<E>(engine.wait(engine.submit({source(0), key, 2})), *key, 2);
   engine.shutdown();
-  cuda::evict(*gpu(), pk.get());
+  cuda::evict<E>(*gpu(), pk.get());
 }
 
-TEST(CudaPipeline, KeyIsUploadedOncePerGpu) {
+TYPED_TEST(CudaPipeline, KeyIsUploadedOncePerGpu) {
+  using E = TypeParam;
   SPLITPROVE_REQUIRE_GPU();
-  const auto& bc = porep();
+  const auto& bc = porep<E>();
   cuda::evict(*gpu());
   const auto before = cuda::report(*gpu()).key_uploads;
-  pipeline::Engine<E> engine(pipeline::EngineConfig{}, cuda::gpu_stage(gpu()),
-                             cuda::g2_stage(gpu()));
+  pipeline::Engine<E> engine(pipeline::EngineConfig{}, cuda::gpu_stage<E>(gpu()),
+                             cuda::g2_stage<E>(gpu()));
   for (std::uint32_t j = 0; j < 2; ++j)
-    expect_verified(engine.wait(engine.submit({bc.source(j), bc.key, 2})), *bc.key, 2);
+    expect_verified<E>(engine.wait(engine.submit({bc.source(j), bc.key, 2})), *bc.key, 2);
   EXPECT_EQ(cuda::report(*gpu()).key_uploads, before + 1);
   EXPECT_GT(cuda::report(*gpu()).key_bytes, 0u);
   cuda::evict(*gpu());
@@ -215,49 +248,51 @@ TEST(CudaPipeline, KeyIsUploadedOncePerGpu) {
   EXPECT_EQ(cuda::report(*gpu()).resident_keys, 0u);
 }
 
-TEST(CudaPipeline, StreamedKeyGivesTheSameResults) {
+TYPED_TEST(CudaPipeline, StreamedKeyGivesTheSameResults) {
+  using E = TypeParam;
   SPLITPROVE_REQUIRE_GPU();
   cuda::GpuOptions o;
   o.budget_bytes = std::uint64_t(4) << 30;
   o.never_resident = true;
   auto g = cuda::open_gpu(o);
-  const auto& bc = porep();
+  const auto& bc = porep<E>();
   auto src = bc.source(2);
-  compare_stages(*bc.key, *src, 1, *cuda::gpu_stage(g));
+  compare_stages<E>(*bc.key, *src, 1, *cuda::gpu_stage<E>(g));
   EXPECT_EQ(cuda::report(*g).streamed_keys, 1u);
   EXPECT_EQ(cuda::report(*g).resident_keys, 0u);
   EXPECT_EQ(cuda::report(*g).key_bytes, 0u);  // no point stayed on the device
 }
 
-TEST(CudaPipeline, SnarkjsFixturesThroughTheEngineOnTheGpu) {
+TYPED_TEST(CudaPipeline, SnarkjsFixturesThroughTheEngineOnTheGpu) {
+  using E = TypeParam;
   SPLITPROVE_REQUIRE_GPU();
-  pipeline::Engine<E> engine(pipeline::EngineConfig{}, cuda::gpu_stage(gpu()),
-                             cuda::g2_stage(gpu()));
+  pipeline::Engine<E> engine(pipeline::EngineConfig{}, cuda::gpu_stage<E>(gpu()),
+                             cuda::g2_stage<E>(gpu()));
   for (const char* c : {"multiplier", "mixed", "chain"}) {
     SCOPED_TRACE(c);
-    auto pk = std::make_shared<const zk::ProvingKey<E>>(
-        io::read_zkey<E>(fixture(std::string(c) + ".zkey")));
+    auto pk = read_key<E>(c);
     auto key = pipeline::Key<E>::prepare(pk);
-    std::vector<io::Witness<E>> ws(2, io::read_wtns<E>(fixture(std::string(c) + ".wtns")));
-    auto r1cs =
-        std::make_shared<const io::R1cs<E>>(io::read_r1cs<E>(fixture(std::string(c) + ".r1cs")));
+    std::vector<io::Witness<E>> ws(2, io::read_wtns<E>(fixture<E>(std::string(c) + ".wtns")));
+    auto r1cs = std::make_shared<const io::R1cs<E>>(
+        io::read_r1cs<E>(fixture<E>(std::string(c) + ".r1cs")));
     auto src = std::make_shared<pipeline::CircomSource<E>>(pk, ws, r1cs, c);
     auto r = engine.wait(engine.submit({src, key, ws.size()}));
-    expect_verified(r, *key, ws.size());
-    auto pvk = zk::prepare<E>(io::read_vkey_json<E>(fixture(std::string(c) + ".vkey.json")));
+    expect_verified<E>(r, *key, ws.size());
+    auto pvk = zk::prepare<E>(io::read_vkey_json<E>(fixture<E>(std::string(c) + ".vkey.json")));
     for (auto& p : r.proofs) EXPECT_TRUE(zk::verify<E>(pvk, r.publics[0], p));
   }
 }
 
-TEST(CudaPipeline, WrongWitnessIsRejected) {
+TYPED_TEST(CudaPipeline, WrongWitnessIsRejected) {
+  using E = TypeParam;
   SPLITPROVE_REQUIRE_GPU();
-  pipeline::Engine<E> engine(pipeline::EngineConfig{}, cuda::gpu_stage(gpu()),
-                             cuda::g2_stage(gpu()));
-  auto pk = std::make_shared<const zk::ProvingKey<E>>(io::read_zkey<E>(fixture("chain.zkey")));
+  pipeline::Engine<E> engine(pipeline::EngineConfig{}, cuda::gpu_stage<E>(gpu()),
+                             cuda::g2_stage<E>(gpu()));
+  auto pk = read_key<E>("chain");
   auto key = pipeline::Key<E>::prepare(pk);
-  auto w = io::read_wtns<E>(fixture("chain.wtns"));
+  auto w = io::read_wtns<E>(fixture<E>("chain.wtns"));
   std::vector<io::Witness<E>> ws(2, w);
-  ws[1].values.back() += Fr::one();  // a private wire off: no r1cs given, so only the proof tells
+  ws[1].values.back() += E::Fr::one();  // a private wire off: no r1cs given, so only the proof tells
   auto src = std::make_shared<pipeline::CircomSource<E>>(pk, ws, nullptr, "chain");
   auto r = engine.wait(engine.submit({src, key, ws.size()}));
   EXPECT_FALSE(r.ok);
@@ -268,7 +303,8 @@ TEST(CudaPipeline, WrongWitnessIsRejected) {
   EXPECT_EQ(engine.budget().books().used, 0u);
 }
 
-TEST(CudaPipeline, BackendSelection) {
+TYPED_TEST(CudaPipeline, BackendSelection) {
+  using E = TypeParam;
   cuda::install_pipeline_backend();
   pipeline::BackendRequest cpu_req;
   cpu_req.backend = "cpu";
@@ -287,7 +323,8 @@ TEST(CudaPipeline, BackendSelection) {
   EXPECT_EQ(pipeline::make_backend<E>(g2cpu).g2->name(), "cpu");
 }
 
-TEST(CudaPipeline, NoDeviceMeansTheCpuStages) {
+TYPED_TEST(CudaPipeline, NoDeviceMeansTheCpuStages) {
+  using E = TypeParam;
   if (cuda::testing::no_gpu_reason().empty()) GTEST_SKIP() << "NoDevice test: a GPU is present";
   cuda::install_pipeline_backend();
   auto b = pipeline::make_backend<E>({});
@@ -296,4 +333,37 @@ TEST(CudaPipeline, NoDeviceMeansTheCpuStages) {
   pipeline::BackendRequest want;
   want.backend = "cuda";
   EXPECT_THROW(pipeline::make_backend<E>(want), Error);
+}
+
+// Keys of both curves resident on one GPU at once: each curve's backend, made through the
+// registry, shares the one device; proofs of both verify; evicting one curve's key leaves the
+// other's points in place.
+TEST(CudaPipelineCurves, BothCurvesShareOneGpu) {
+  SPLITPROVE_REQUIRE_GPU();
+  using A = zk::Bls12_381;
+  using B = zk::Bn254;
+  auto g = gpu();
+  cuda::evict(*g);
+  const auto& ba = porep<A>();
+  const auto& bb = porep<B>();
+  pipeline::Engine<A> ea(pipeline::EngineConfig{}, cuda::gpu_stage<A>(g), cuda::g2_stage<A>(g));
+  pipeline::Engine<B> eb(pipeline::EngineConfig{}, cuda::gpu_stage<B>(g), cuda::g2_stage<B>(g));
+  auto ja = ea.submit({ba.source(0), ba.key, 2});
+  auto jb = eb.submit({bb.source(0), bb.key, 2});
+  expect_verified<A>(ea.wait(ja), *ba.key, 2);
+  expect_verified<B>(eb.wait(jb), *bb.key, 2);
+  const auto both = cuda::report(*g);
+  EXPECT_EQ(both.resident_keys, 2u);
+  cuda::evict<B>(*g, bb.key->pk.get());
+  const auto one = cuda::report(*g);
+  EXPECT_EQ(one.resident_keys, 1u);
+  EXPECT_GT(one.key_bytes, 0u);
+  EXPECT_LT(one.key_bytes, both.key_bytes);
+  // The BLS12-381 key is still resident: proving again uploads nothing.
+  expect_verified<A>(ea.wait(ea.submit({ba.source(1), ba.key, 1})), *ba.key, 1);
+  EXPECT_EQ(cuda::report(*g).key_uploads, one.key_uploads);
+  ea.shutdown();
+  eb.shutdown();
+  cuda::evict(*g);
+  EXPECT_EQ(cuda::report(*g).resident_keys, 0u);
 }
