@@ -30,6 +30,9 @@ inline constexpr unsigned kMaxWindowBits = 20;
 struct MsmOptions {
   unsigned window_bits = 0;  // c in [1, kMaxWindowBits]; 0: the cost model's choice for the tail
   bool split = true;         // false: ones go through Pippenger too (the unsplit MSM)
+  // true: the bucket kernel takes the runs longest first (a sort of the run lengths), so the lanes
+  // of a warp sum buckets of nearly equal size; false: in key order. Same sums either way.
+  bool balance = true;
 };
 
 struct MsmStats {
