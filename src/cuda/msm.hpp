@@ -33,6 +33,9 @@ struct MsmOptions {
   // true: the bucket kernel takes the runs longest first (a sort of the run lengths), so the lanes
   // of a warp sum buckets of nearly equal size; false: in key order. Same sums either way.
   bool balance = true;
+  // true: where the curve asks for it (BN254 G2), the bucket kernel compiled for 3 blocks of 128
+  // threads per SM instead of 2 (fewer registers, a small spill); false: the unbounded kernel.
+  bool bounded_buckets = true;
 };
 
 struct MsmStats {

@@ -57,17 +57,22 @@ inline void get_field(const uint64_t* in, HF& x) {
 // Fr its scalars. BLS12-381's here; another curve's beside its instantiation (msm_<curve>_*.cu).
 template <class C>
 struct DevCurve;
+// kBucketMinBlocks: 0, or the blocks of 128 threads per SM the bucket kernel is also compiled
+// for (MsmOptions::bounded_buckets). Not for BLS12-381: G1 holds 3 blocks unbounded (152
+// registers), and G2 bounded to 3 blocks (168 registers) spills 1.6 KB (ptxas, 2026-12-03).
 template <>
 struct DevCurve<bls12_381::G1> {
   using F = FpNoinline;
   using Fr = cuda::Fr;
   static constexpr const char* name = "cuda::msm<G1>";
+  static constexpr int kBucketMinBlocks = 0;
 };
 template <>
 struct DevCurve<bls12_381::G2> {
   using F = Fp2NoinlineDev;
   using Fr = cuda::Fr;
   static constexpr const char* name = "cuda::msm<G2>";
+  static constexpr int kBucketMinBlocks = 0;
 };
 
 template <class DFr>
@@ -190,10 +195,11 @@ __global__ void run_len_keys_kernel(const uint32_t* unique, const uint32_t* coun
 // Longer runs are left to chunk_kernel. order: null (thread i takes run i), or a permutation of
 // 0..max_runs-1 (thread i takes run order[i]; entries >= the run count are skipped).
 template <class F>
-__global__ void bucket_kernel(const AffinePoint<F>* bases, const uint32_t* unique,
-                              const uint32_t* counts, const uint32_t* offsets,
-                              const uint32_t* num_runs, const uint32_t* order, uint32_t max_runs,
-                              const uint32_t* vals, uint32_t cap, XyzzPoint<F>* buckets) {
+__device__ __forceinline__ void bucket_body(const AffinePoint<F>* bases, const uint32_t* unique,
+                                            const uint32_t* counts, const uint32_t* offsets,
+                                            const uint32_t* num_runs, const uint32_t* order,
+                                            uint32_t max_runs, const uint32_t* vals, uint32_t cap,
+                                            XyzzPoint<F>* buckets) {
   const uint32_t runs = *num_runs;
   const uint32_t threads_end = order ? max_runs : runs;
   for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < threads_end;
@@ -212,6 +218,25 @@ __global__ void bucket_kernel(const AffinePoint<F>* bases, const uint32_t* uniqu
     }
     acc.store(buckets + key);
   }
+}
+
+template <class F>
+__global__ void bucket_kernel(const AffinePoint<F>* bases, const uint32_t* unique,
+                              const uint32_t* counts, const uint32_t* offsets,
+                              const uint32_t* num_runs, const uint32_t* order, uint32_t max_runs,
+                              const uint32_t* vals, uint32_t cap, XyzzPoint<F>* buckets) {
+  bucket_body<F>(bases, unique, counts, offsets, num_runs, order, max_runs, vals, cap, buckets);
+}
+// The same kernel compiled for kMinBlocks blocks of 128 threads per SM (at most 65536 / (128 ·
+// kMinBlocks) registers), for a curve whose bucket kernel sits just above a block boundary
+// (DevCurve::kBucketMinBlocks).
+template <class F, int kMinBlocks>
+__global__ void __launch_bounds__(128, kMinBlocks)
+    bucket_kernel_bounded(const AffinePoint<F>* bases, const uint32_t* unique,
+                          const uint32_t* counts, const uint32_t* offsets,
+                          const uint32_t* num_runs, const uint32_t* order, uint32_t max_runs,
+                          const uint32_t* vals, uint32_t cap, XyzzPoint<F>* buckets) {
+  bucket_body<F>(bases, unique, counts, offsets, num_runs, order, max_runs, vals, cap, buckets);
 }
 
 // Runs longer than `cap` (skewed scalars: many equal values, or a top window with few buckets):
@@ -593,8 +618,18 @@ typename C::Jacobian msm(DevicePool& pool, const DeviceBases<C>& bases, const vo
             otmp, ord_tmp, lk, lk_sorted, li, li_sorted, int(max_runs), 0, len_bits, s));
         order = li_sorted;
       }
-      bucket_kernel<F><<<grid_for(max_runs, 128), 128, 0, s>>>(
-          pts, uniq, cnt, offs, nruns, order, max_runs, vals.Current(), cap, buckets);
+      constexpr int kMinBlocks = DevCurve<C>::kBucketMinBlocks;
+      if constexpr (kMinBlocks > 0) {
+        if (opt.bounded_buckets)
+          bucket_kernel_bounded<F, kMinBlocks><<<grid_for(max_runs, 128), 128, 0, s>>>(
+              pts, uniq, cnt, offs, nruns, order, max_runs, vals.Current(), cap, buckets);
+        else
+          bucket_kernel<F><<<grid_for(max_runs, 128), 128, 0, s>>>(
+              pts, uniq, cnt, offs, nruns, order, max_runs, vals.Current(), cap, buckets);
+      } else {
+        bucket_kernel<F><<<grid_for(max_runs, 128), 128, 0, s>>>(
+            pts, uniq, cnt, offs, nruns, order, max_runs, vals.Current(), cap, buckets);
+      }
       SPLITPROVE_CUDA_CHECK_LAUNCH();
       // The big runs: their indices, chunk counts and chunk offsets (exclusive sums).
       size_t big_tmp = 0;
