@@ -6,9 +6,10 @@
 // Pippenger (msm_impl.cuh): signed c-bit digits (W = floor(255/c) + 1 windows, 2^(c-1) buckets
 // each); one (window, |digit|) key per non-zero digit of a tail scalar, sorted with cub's radix
 // sort together with (point index, sign); runs of equal keys are buckets, summed one thread per
-// bucket in XYZZ coordinates; each window's Σ (b+1)·B_b is a running sum over segments of buckets
-// on the device; the W window sums and the ones sum come back to the host, which combines them
-// (W·c doublings, well under a millisecond).
+// bucket in XYZZ coordinates (the buckets taken longest first, so a warp's lanes get equal work;
+// buckets far above the mean are cut into chunks); each window's Σ (b+1)·B_b is a running sum
+// over segments of buckets on the device; the W window sums and the ones sum come back to the
+// host, which combines them (W·c doublings, well under a millisecond).
 //
 // Bases stay resident on the device (DeviceBases, uploaded once per proving key); scalars are a
 // device array of n Fr elements, either in Montgomery form (what the NTT leaves: the H scalars)
@@ -30,6 +31,12 @@ inline constexpr unsigned kMaxWindowBits = 20;
 struct MsmOptions {
   unsigned window_bits = 0;  // c in [1, kMaxWindowBits]; 0: the cost model's choice for the tail
   bool split = true;         // false: ones go through Pippenger too (the unsplit MSM)
+  // true: the bucket kernel takes the runs longest first (a sort of the run lengths), so the lanes
+  // of a warp sum buckets of nearly equal size; false: in key order. Same sums either way.
+  bool balance = true;
+  // true: where the curve asks for it (BN254 G2), the bucket kernel compiled for 3 blocks of 128
+  // threads per SM instead of 2 (fewer registers, a small spill); false: the unbounded kernel.
+  bool bounded_buckets = true;
 };
 
 struct MsmStats {

@@ -5,6 +5,7 @@
 //   class    flags/pos (4n + 4n B), bitmap of ones (n/8 B), tail indices (4m B)
 //   digits   keys + vals and their sort double buffers (16·W·m B), cub scratch
 //   buckets  W·2^(c-1) XYZZ points, runs (unique key, count, offset: 12 B per bucket + 1)
+//   order    (MsmOptions::balance) run lengths and indices, sorted: 16 B per bucket + cub scratch
 //   reduce   W·S segment sums, G ones partials
 // m = number of tail scalars, W windows of c bits, S segments per window.
 #include <algorithm>
@@ -56,17 +57,22 @@ inline void get_field(const uint64_t* in, HF& x) {
 // Fr its scalars. BLS12-381's here; another curve's beside its instantiation (msm_<curve>_*.cu).
 template <class C>
 struct DevCurve;
+// kBucketMinBlocks: 0, or the blocks of 128 threads per SM the bucket kernel is also compiled
+// for (MsmOptions::bounded_buckets). Not for BLS12-381: G1 holds 3 blocks unbounded (152
+// registers), and G2 bounded to 3 blocks (168 registers) spills 1.6 KB (ptxas, 2026-12-03).
 template <>
 struct DevCurve<bls12_381::G1> {
   using F = FpNoinline;
   using Fr = cuda::Fr;
   static constexpr const char* name = "cuda::msm<G1>";
+  static constexpr int kBucketMinBlocks = 0;
 };
 template <>
 struct DevCurve<bls12_381::G2> {
   using F = Fp2NoinlineDev;
   using Fr = cuda::Fr;
   static constexpr const char* name = "cuda::msm<G2>";
+  static constexpr int kBucketMinBlocks = 0;
 };
 
 template <class DFr>
@@ -167,15 +173,39 @@ __global__ void digits_kernel(const DFr* s, bool mont, const uint32_t* tail, uin
   }
 }
 
-// One thread per run of equal keys (a bucket) of at most `cap` entries: B_key = Σ ±bases.
-// Longer runs are left to chunk_kernel.
-template <class F>
-__global__ void bucket_kernel(const AffinePoint<F>* bases, const uint32_t* unique,
-                              const uint32_t* counts, const uint32_t* offsets,
-                              const uint32_t* num_runs, const uint32_t* vals, uint32_t cap,
-                              XyzzPoint<F>* buckets) {
+// The bucket kernel's order of runs when balanced: key[r] = the run's length if bucket_kernel
+// takes it (a real key, at most `cap` entries), else 0; idx[r] = r. Sorted by key, descending,
+// the 32 lanes of a warp get runs of nearly equal length. In key order (the sort's), lane i of a
+// warp takes the run of key w·2^(c-1) + 32j + i: independent Poisson lengths (mean 32 at 2^24,
+// c = 20), so the warp runs for the longest of 32 (~mean + 2σ, ~44) while the mean lane works
+// 32 of those iterations: ~74% of the lanes busy, the bucket phase's measured share of its floor.
+__global__ void run_len_keys_kernel(const uint32_t* unique, const uint32_t* counts,
+                                    const uint32_t* num_runs, uint32_t cap, uint32_t max_runs,
+                                    uint32_t* key, uint32_t* idx) {
   const uint32_t runs = *num_runs;
-  for (uint32_t r = blockIdx.x * blockDim.x + threadIdx.x; r < runs; r += gridDim.x * blockDim.x) {
+  for (uint32_t r = blockIdx.x * blockDim.x + threadIdx.x; r < max_runs;
+       r += gridDim.x * blockDim.x) {
+    const bool take = r < runs && unique[r] != kSentinel && counts[r] <= cap;
+    key[r] = take ? counts[r] : 0u;
+    idx[r] = r;
+  }
+}
+
+// One thread per run of equal keys (a bucket) of at most `cap` entries: B_key = Σ ±bases.
+// Longer runs are left to chunk_kernel. order: null (thread i takes run i), or a permutation of
+// 0..max_runs-1 (thread i takes run order[i]; entries >= the run count are skipped).
+template <class F>
+__device__ __forceinline__ void bucket_body(const AffinePoint<F>* bases, const uint32_t* unique,
+                                            const uint32_t* counts, const uint32_t* offsets,
+                                            const uint32_t* num_runs, const uint32_t* order,
+                                            uint32_t max_runs, const uint32_t* vals, uint32_t cap,
+                                            XyzzPoint<F>* buckets) {
+  const uint32_t runs = *num_runs;
+  const uint32_t threads_end = order ? max_runs : runs;
+  for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < threads_end;
+       i += gridDim.x * blockDim.x) {
+    const uint32_t r = order ? order[i] : i;
+    if (r >= runs) continue;
     const uint32_t key = unique[r], count = counts[r];
     if (key == kSentinel || count > cap) continue;
     XyzzPoint<F> acc = XyzzPoint<F>::infinity();
@@ -188,6 +218,25 @@ __global__ void bucket_kernel(const AffinePoint<F>* bases, const uint32_t* uniqu
     }
     acc.store(buckets + key);
   }
+}
+
+template <class F>
+__global__ void bucket_kernel(const AffinePoint<F>* bases, const uint32_t* unique,
+                              const uint32_t* counts, const uint32_t* offsets,
+                              const uint32_t* num_runs, const uint32_t* order, uint32_t max_runs,
+                              const uint32_t* vals, uint32_t cap, XyzzPoint<F>* buckets) {
+  bucket_body<F>(bases, unique, counts, offsets, num_runs, order, max_runs, vals, cap, buckets);
+}
+// The same kernel compiled for kMinBlocks blocks of 128 threads per SM (at most 65536 / (128 ·
+// kMinBlocks) registers), for a curve whose bucket kernel sits just above a block boundary
+// (DevCurve::kBucketMinBlocks).
+template <class F, int kMinBlocks>
+__global__ void __launch_bounds__(128, kMinBlocks)
+    bucket_kernel_bounded(const AffinePoint<F>* bases, const uint32_t* unique,
+                          const uint32_t* counts, const uint32_t* offsets,
+                          const uint32_t* num_runs, const uint32_t* order, uint32_t max_runs,
+                          const uint32_t* vals, uint32_t cap, XyzzPoint<F>* buckets) {
+  bucket_body<F>(bases, unique, counts, offsets, num_runs, order, max_runs, vals, cap, buckets);
 }
 
 // Runs longer than `cap` (skewed scalars: many equal values, or a top window with few buckets):
@@ -491,7 +540,7 @@ typename C::Jacobian msm(DevicePool& pool, const DeviceBases<C>& bases, const vo
     std::vector<uint64_t> win_host;
     unsigned c = 0, W = 0;
     // Declared out here: they go back to the pool only after the stream is synchronised below.
-    DeviceBlock dig, bk, bigb, part, wb;
+    DeviceBlock dig, bk, ord, bigb, part, wb;
     if (m) {
       c = opt.window_bits ? opt.window_bits : choose_window_bits(m);
       W = windows_for(c);
@@ -546,8 +595,41 @@ typename C::Jacobian msm(DevicePool& pool, const DeviceBases<C>& bases, const vo
       // chunks of `cap` entries, one thread each, whose partial sums are added per bucket.
       const uint32_t cap = std::max<uint32_t>(
           64, uint32_t(std::min<size_t>(4 * items / (size_t(W) * per_window), size_t(1) << 30)));
-      bucket_kernel<F><<<grid_for(max_runs, 128), 128, 0, s>>>(pts, uniq, cnt, offs, nruns,
-                                                               vals.Current(), cap, buckets);
+      // Balanced order (opt.balance): the runs sorted by length, longest first (see
+      // run_len_keys_kernel). One radix pass or two: the keys are at most `cap`.
+      const uint32_t* order = nullptr;
+      if (opt.balance) {
+        const int len_bits = int(32 - __builtin_clz(cap));
+        size_t ord_tmp = 0;
+        SPLITPROVE_CUDA_CHECK(cub::DeviceRadixSort::SortPairsDescending(
+            nullptr, ord_tmp, (const uint32_t*)nullptr, (uint32_t*)nullptr,
+            (const uint32_t*)nullptr, (uint32_t*)nullptr, int(max_runs), 0, len_bits, s));
+        ord = pool.allocate(4 * carve_size(max_runs, 4) + carve_size(ord_tmp, 1), mem::Tag::gpu);
+        size_t ooff = 0;
+        uint32_t* lk = carve<uint32_t>(ord, ooff, max_runs);
+        uint32_t* lk_sorted = carve<uint32_t>(ord, ooff, max_runs);
+        uint32_t* li = carve<uint32_t>(ord, ooff, max_runs);
+        uint32_t* li_sorted = carve<uint32_t>(ord, ooff, max_runs);
+        void* otmp = carve<char>(ord, ooff, ord_tmp);
+        run_len_keys_kernel<<<grid_for(max_runs, 256), 256, 0, s>>>(uniq, cnt, nruns, cap,
+                                                                    max_runs, lk, li);
+        SPLITPROVE_CUDA_CHECK_LAUNCH();
+        SPLITPROVE_CUDA_CHECK(cub::DeviceRadixSort::SortPairsDescending(
+            otmp, ord_tmp, lk, lk_sorted, li, li_sorted, int(max_runs), 0, len_bits, s));
+        order = li_sorted;
+      }
+      constexpr int kMinBlocks = DevCurve<C>::kBucketMinBlocks;
+      if constexpr (kMinBlocks > 0) {
+        if (opt.bounded_buckets)
+          bucket_kernel_bounded<F, kMinBlocks><<<grid_for(max_runs, 128), 128, 0, s>>>(
+              pts, uniq, cnt, offs, nruns, order, max_runs, vals.Current(), cap, buckets);
+        else
+          bucket_kernel<F><<<grid_for(max_runs, 128), 128, 0, s>>>(
+              pts, uniq, cnt, offs, nruns, order, max_runs, vals.Current(), cap, buckets);
+      } else {
+        bucket_kernel<F><<<grid_for(max_runs, 128), 128, 0, s>>>(
+            pts, uniq, cnt, offs, nruns, order, max_runs, vals.Current(), cap, buckets);
+      }
       SPLITPROVE_CUDA_CHECK_LAUNCH();
       // The big runs: their indices, chunk counts and chunk offsets (exclusive sums).
       size_t big_tmp = 0;

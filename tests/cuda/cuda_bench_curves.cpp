@@ -11,6 +11,8 @@
 // which points it adds, only on how many and on the scalars; a repeated base meets itself in a
 // bucket about once per window, a negligible share of doublings). Scalars: host random, uploaded.
 // Output: one line per figure, and RESULT lines (curve, what, log2 n, ms) for scripts.
+// SPLITPROVE_MSM_AB=1: each MSM also with the bucket kernel in key order (_keyorder) and
+// unbounded (_unbounded), right after the default on the same data (see msm_variants).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -19,6 +21,7 @@
 #include <cstdlib>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cuda/msm.hpp"
@@ -89,6 +92,22 @@ DeviceBases<C> bases(DevicePool& pool, size_t n) {
   return DeviceBases<C>(std::move(blk), n);
 }
 
+// The MSM configurations measured: the default; with SPLITPROVE_MSM_AB=1 also the bucket kernel
+// in key order (balance = false, suffix _keyorder) and unbounded (bounded_buckets = false,
+// _unbounded; differs from the default only where the curve has a bounded kernel: BN254 G2).
+std::vector<std::pair<std::string, MsmOptions>> msm_variants() {
+  std::vector<std::pair<std::string, MsmOptions>> v{{"", MsmOptions{}}};
+  const char* ab = std::getenv("SPLITPROVE_MSM_AB");
+  if (ab && std::string(ab) == "1") {
+    MsmOptions key_order, unbounded;
+    key_order.balance = false;
+    unbounded.bounded_buckets = false;
+    v.emplace_back("_keyorder", key_order);
+    v.emplace_back("_unbounded", unbounded);
+  }
+  return v;
+}
+
 template <class G1, class G2>
 void run_curve(const char* name, DevicePool& pool, unsigned max_k, int reps) {
   using Fr = typename G1::Fr;
@@ -119,9 +138,11 @@ void run_curve(const char* name, DevicePool& pool, unsigned max_k, int reps) {
       for (bool mix : {false, true}) {
         const auto h = scalars<Fr>(n, mix, 20 + mix);
         check(cudaMemcpy(sc.get(), h.data(), n * sizeof(Fr), cudaMemcpyHostToDevice), "upload");
-        report(name, std::string(what) + (mix ? "_witness" : "_random"), k, median_ms(reps, [&] {
-                 (void)msm<C>(pool, b, sc.get(), n, ScalarForm::montgomery);
-               }));
+        for (const auto& v : msm_variants())
+          report(name, std::string(what) + (mix ? "_witness" : "_random") + v.first, k,
+                 median_ms(reps, [&] {
+                   (void)msm<C>(pool, b, sc.get(), n, ScalarForm::montgomery, v.second);
+                 }));
       }
     };
     msm_fig(G1{}, "msm_g1", false);

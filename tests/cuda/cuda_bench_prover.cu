@@ -13,6 +13,8 @@
 //   g1       G1 MSM, bases resident, random full-width scalars (the sppark comparison) and a
 //            Groth16-like witness (40% 0, 35% 1, 25% random: the split), 2^20..2^max
 //   g2       G2 MSM, random scalars and the witness mix, 2^20 and 2^22
+//            (g1, g2: with SPLITPROVE_MSM_AB=1 each MSM is measured again with the bucket kernel
+//            in key order, MsmOptions::balance = false, printed as g1-keyorder / g2-keyorder)
 //   part     one 2^24 partition: H step + H MSM (G1, Montgomery scalars from the NTT) + A, B1, C
 //            MSMs (G1) + B2 (G2) over the witness mix; wall clock, all on one stream
 // MSM times are host wall clock around the whole call (classification, sort, buckets, reduction,
@@ -175,6 +177,25 @@ void print_msm(const char* name, unsigned k, const char* mix, float ms, const Ms
               st.window_bits, st.tail);
 }
 
+// The MSM configurations measured: the default; with SPLITPROVE_MSM_AB=1 also the bucket kernel
+// in key order (MsmOptions::balance = false), each right after the default on the same scalars,
+// so one run compares the two.
+struct MsmVariant {
+  MsmOptions opt;
+  const char* g1;
+  const char* g2;
+};
+std::vector<MsmVariant> msm_variants() {
+  std::vector<MsmVariant> v{{MsmOptions{}, "g1", "g2"}};
+  const char* ab = std::getenv("SPLITPROVE_MSM_AB");
+  if (ab && std::strcmp(ab, "1") == 0) {
+    MsmOptions key_order;
+    key_order.balance = false;
+    v.push_back({key_order, "g1-keyorder", "g2-keyorder"});
+  }
+  return v;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -266,10 +287,13 @@ int main(int argc, char** argv) {
         for (int kind = 0; kind < 2; ++kind) {
           fill_scalars<<<grid_for(n, 256), 256>>>(sc.as<Fr>(), n, 77 + k, kind);
           SPLITPROVE_CUDA_CHECK(cudaDeviceSynchronize());
-          MsmStats st;
-          const float ms = wall_ms(
-              [&] { msm<HG1>(pool, bases, sc.get(), n, ScalarForm::canonical, {}, &st, s); }, r);
-          print_msm<HG1>("g1", k, kind ? "witness" : "random", ms, st, kind ? 0 : sppark_g1(k));
+          for (const MsmVariant& v : msm_variants()) {
+            MsmStats st;
+            const float ms = wall_ms(
+                [&] { msm<HG1>(pool, bases, sc.get(), n, ScalarForm::canonical, v.opt, &st, s); },
+                r);
+            print_msm<HG1>(v.g1, k, kind ? "witness" : "random", ms, st, kind ? 0 : sppark_g1(k));
+          }
         }
       }
     }
@@ -285,11 +309,13 @@ int main(int argc, char** argv) {
         for (int kind = 0; kind < 2; ++kind) {
           fill_scalars<<<grid_for(n, 256), 256>>>(sc.as<Fr>(), n, 99 + k, kind);
           SPLITPROVE_CUDA_CHECK(cudaDeviceSynchronize());
-          MsmStats st;
-          const float ms = wall_ms(
-              [&] { msm<HG2>(pool, bases, sc.get(), n, ScalarForm::canonical, {}, &st, s); },
-              std::max(1, reps / 2));
-          print_msm<HG2>("g2", k, kind ? "witness" : "random", ms, st, kind ? 0 : sppark_g2(k));
+          for (const MsmVariant& v : msm_variants()) {
+            MsmStats st;
+            const float ms = wall_ms(
+                [&] { msm<HG2>(pool, bases, sc.get(), n, ScalarForm::canonical, v.opt, &st, s); },
+                std::max(1, reps / 2));
+            print_msm<HG2>(v.g2, k, kind ? "witness" : "random", ms, st, kind ? 0 : sppark_g2(k));
+          }
         }
       }
     }

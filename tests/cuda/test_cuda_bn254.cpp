@@ -255,6 +255,22 @@ TYPED_TEST(GpuMsmBn254, WindowSizesAndUnsplit) {
   expect_matches_cpu<TypeParam>(3000, Mix::zero_one_heavy, unsplit, 77);
 }
 
+// The bucket kernel's variants give the same sums: runs longest first or in key order, and (G2)
+// the kernel bounded to 3 blocks per SM or not.
+TYPED_TEST(GpuMsmBn254, BucketKernelVariantsAgree) {
+  SPLITPROVE_REQUIRE_GPU();
+  for (bool balance : {true, false})
+    for (bool bounded : {true, false}) {
+      MsmOptions o;
+      o.balance = balance;
+      o.bounded_buckets = bounded;
+      expect_matches_cpu<TypeParam>(5000 + 2 * balance + bounded, Mix::mixed, o,
+                                    600 + 2 * balance + bounded);
+      o.window_bits = 14;  // big runs beside small ones
+      expect_matches_cpu<TypeParam>(7000, Mix::random, o, 700 + 2 * balance + bounded);
+    }
+}
+
 TYPED_TEST(GpuMsmBn254, LargerMixedNotAPowerOfTwo) {
   SPLITPROVE_REQUIRE_GPU();
   expect_matches_cpu<TypeParam>((size_t(1) << 14) + 123, Mix::mixed, {}, 5);

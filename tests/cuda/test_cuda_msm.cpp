@@ -126,6 +126,22 @@ TYPED_TEST(GpuMsm, SkewedBucketsTakeTheBigRunPath) {
   EXPECT_TRUE(got == msm::msm<C>(bases, sc));
 }
 
+// The bucket kernel's two orders of runs (longest first, key order) give the same sums; the
+// sizes and windows give runs of many lengths (and, at c = 14, big runs beside them).
+TYPED_TEST(GpuMsm, BalancedAndKeyOrderAgree) {
+  SPLITPROVE_REQUIRE_GPU();
+  for (unsigned c : {0u, 6u, 14u})
+    for (bool balance : {true, false}) {
+      MsmOptions o;
+      o.window_bits = c;
+      o.balance = balance;
+      const std::string what = std::string(balance ? "balanced" : "key order") + " c=" +
+                               std::to_string(c);
+      expect_matches_cpu<TypeParam>(6000 + c, Mix::mixed, o, 300 + c, what);
+      expect_matches_cpu<TypeParam>(4000 + c, Mix::random, o, 400 + c, what);
+    }
+}
+
 TYPED_TEST(GpuMsm, LargerRandom) {
   SPLITPROVE_REQUIRE_GPU();
   expect_matches_cpu<TypeParam>((size_t(1) << 15) + 123, Mix::mixed, {}, 5, "2^15+123");
