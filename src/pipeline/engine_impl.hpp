@@ -9,6 +9,7 @@
 #include "pipeline/engine.hpp"
 #include "pipeline/prover_impl.hpp"
 #include "splitprove/error.hpp"
+#include "util/parallel.hpp"
 
 namespace splitprove::pipeline {
 
@@ -75,6 +76,9 @@ struct Engine<E>::Item {
     }
   }
   bool stopped() const { return job->stop.stop_requested(); }
+  // The rank of this partition's work in the shared thread pool (util::PoolRank): older jobs
+  // first, then lower partition indices, the order in which the queues hand partitions out.
+  std::uint64_t pool_rank() const { return (job->id << 32) | std::uint64_t(index & 0xffffffffu); }
 };
 
 // A bounded queue that hands out the oldest job's lowest partition first. Slots can be taken ahead
@@ -455,6 +459,7 @@ void Engine<E>::synthesis_worker() {
           budget_.reserve(job.cost.life(), mem::Tag::synthesis, job.stop.get_token());
       mark("start", "synthesis", *it);
       const auto t0 = std::chrono::steady_clock::now();
+      util::PoolRank rank(it->pool_rank());
       it->synth.emplace(job.prover->synthesize(*job.spec.source, it->index, job.cost,
                                                std::move(adm), job.stop.get_token()));
       const double dt = detail::since(t0);
@@ -491,6 +496,7 @@ void Engine<E>::gpu_worker() {
     try {
       mark("start", "gpu", *it);
       const auto t0 = std::chrono::steady_clock::now();
+      util::PoolRank rank(it->pool_rank());
       it->pending.emplace(job.prover->start(std::move(*it->synth), job.cost));
       it->synth.reset();
       if (!cfg_.split_g2) job.prover->run_g2(*it->pending);  // unsplit: G2 in this worker's time
@@ -530,6 +536,7 @@ void Engine<E>::g2_worker() {
     try {
       mark("start", "g2", *it);
       const auto t0 = std::chrono::steady_clock::now();
+      util::PoolRank rank(it->pool_rank());
       job.prover->run_g2(*it->pending);
       const double dt = detail::since(t0);
       mark("end", "g2", *it);
@@ -560,6 +567,7 @@ void Engine<E>::finalizer() {
     try {
       mark("start", "finalize", *it);
       const auto t0 = std::chrono::steady_clock::now();
+      util::PoolRank rank(it->pool_rank());
       std::vector<Fr> pub = it->pending->publics;
       auto proof = job.prover->finish(
           std::move(*it->pending),

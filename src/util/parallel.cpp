@@ -3,16 +3,18 @@
 #include <algorithm>
 #include <condition_variable>
 #include <cstdlib>
-#include <deque>
 #include <exception>
+#include <map>
 #include <mutex>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace splitprove::util {
 namespace {
 
 thread_local bool t_in_worker = false;
+thread_local std::uint64_t t_rank = 0;
 
 class Pool {
  public:
@@ -26,8 +28,9 @@ class Pool {
             std::unique_lock lk(mu_);
             cv_.wait(lk, [this] { return stop_ || !jobs_.empty(); });
             if (stop_ && jobs_.empty()) return;
-            job = std::move(jobs_.front());
-            jobs_.pop_front();
+            auto first = jobs_.begin();  // the lowest rank, then the earliest submitted
+            job = std::move(first->second);
+            jobs_.erase(first);
           }
           job();
         }
@@ -41,19 +44,24 @@ class Pool {
     cv_.notify_all();
     for (auto& t : workers_) t.join();
   }
-  void submit(std::function<void()> job) {
+  void submit(std::uint64_t rank, std::function<void()> job) {
     {
       std::lock_guard lk(mu_);
-      jobs_.push_back(std::move(job));
+      jobs_.emplace(std::pair(rank, seq_++), std::move(job));
     }
     cv_.notify_one();
   }
   size_t size() const { return workers_.size(); }
+  size_t queued() {
+    std::lock_guard lk(mu_);
+    return jobs_.size();
+  }
 
  private:
   std::mutex mu_;
   std::condition_variable cv_;
-  std::deque<std::function<void()>> jobs_;
+  std::map<std::pair<std::uint64_t, std::uint64_t>, std::function<void()>> jobs_;  // (rank, seq)
+  std::uint64_t seq_ = 0;
   std::vector<std::thread> workers_;
   bool stop_ = false;
 };
@@ -66,6 +74,15 @@ size_t configured_threads() {
   return std::max<size_t>(1, std::thread::hardware_concurrency());
 }
 
+// SPLITPROVE_POOL_FIFO=1: every chunk at rank 0, i.e. submission order (for A/B measurements).
+bool ranks_ignored() {
+  static const bool fifo = [] {
+    const char* s = std::getenv("SPLITPROVE_POOL_FIFO");
+    return s && *s && *s != '0';
+  }();
+  return fifo;
+}
+
 Pool& pool() {
   static Pool p(configured_threads());
   return p;
@@ -74,6 +91,12 @@ Pool& pool() {
 }  // namespace
 
 size_t num_threads() { return pool().size(); }
+
+PoolRank::PoolRank(std::uint64_t rank) : prev_(t_rank) { t_rank = rank; }
+PoolRank::~PoolRank() { t_rank = prev_; }
+std::uint64_t current_pool_rank() { return t_rank; }
+
+size_t detail::queued_chunks() { return pool().queued(); }
 
 void parallel_for(size_t n, const std::function<void(size_t, size_t)>& f, size_t min_chunk,
                   size_t chunks) {
@@ -91,9 +114,10 @@ void parallel_for(size_t n, const std::function<void(size_t, size_t)>& f, size_t
   std::exception_ptr err;
   const size_t step = n / chunks, extra = n % chunks;
   size_t begin = 0;
+  const std::uint64_t rank = ranks_ignored() ? 0 : t_rank;
   for (size_t c = 0; c < chunks; ++c) {
     const size_t end = begin + step + (c < extra ? 1 : 0);
-    pool().submit([&, begin, end] {
+    pool().submit(rank, [&, begin, end] {
       try {
         f(begin, end);
       } catch (...) {
