@@ -62,6 +62,10 @@ struct PartitionCost {
   std::uint64_t g1_scratch = 0;     // a GPU worker's host scratch beyond the partition's buffers
   std::uint64_t g2_scratch = 0;     // a G2 worker's host scratch
   std::size_t n_dense = 0;          // B-dense wires: the length of the G2 input
+  // At most this many of the G2 input's scalars are neither 0 nor 1 (the G2 MSM's tail): the
+  // B-dense wires the source does not know to be binary (circuit::Shape::binary_wires); n_dense
+  // when it knows none. Prover::synthesize checks every partition against it.
+  std::size_t g2_tail = 0;
   // The GPU stage may give z, a, b, c back to the budget before it returns (GpuStage).
   bool gpu_frees_inputs_early = true;
 
@@ -170,8 +174,8 @@ std::uint64_t GpuStage<E>::host_scratch_bytes(const Key<E>& key, const Partition
 }
 
 template <class E>
-std::uint64_t G2Stage<E>::host_scratch_bytes(const Key<E>& key, const PartitionCost&) const {
-  return zk::g2_stage_scratch_bytes<E>(key.g2);
+std::uint64_t G2Stage<E>::host_scratch_bytes(const Key<E>& key, const PartitionCost& cost) const {
+  return zk::g2_stage_scratch_bytes<E>(key.g2, cost.g2_tail);
 }
 
 template <class E>
