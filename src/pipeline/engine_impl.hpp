@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <exception>
 
+#include "mem/process_memory.hpp"
 #include "mem/units.hpp"
 #include "pipeline/engine.hpp"
 #include "pipeline/prover_impl.hpp"
@@ -176,6 +177,8 @@ Engine<E>::Engine(EngineConfig cfg, std::shared_ptr<GpuStage<E>> gpu,
       gpu_(std::move(gpu)),
       g2_(std::move(g2)) {
   if (!gpu_ || !g2_) throw Error("pipeline: the engine needs a GPU stage and a G2 stage");
+  // The stages' heap scratch is budgeted per worker: freed, it must leave RSS too.
+  mem::return_freed_heap_promptly();
   // The workers' scratch, before any work: if it does not fit, the engine does not start.
   {
     PartitionCost want;

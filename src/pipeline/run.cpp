@@ -1,9 +1,6 @@
 #include "pipeline/run.hpp"
 
 #include <fmt/format.h>
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
 
 #include <algorithm>
 #include <filesystem>
@@ -12,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "mem/process_memory.hpp"
 #include "mem/plot.hpp"
 #include "mem/sampler.hpp"
 #include "mem/units.hpp"
@@ -118,6 +116,10 @@ RunReport run_jobs(const RunOptions& o, const std::function<JobSpec<E>(std::uint
                                          mem::Policy::splitprove);
   rep.prediction = mem::predict(model);
 
+  // The same before the work: what setting up the circuit and key freed (e.g. the setup's MSM
+  // scratch, cached by the allocator before the engine made it return freed blocks) is not part
+  // of the baseline, or the run would reuse it unseen.
+  mem::trim_heap();
   sampler.start();
   std::this_thread::sleep_for(o.settle);
   sampler.mark(mem::kWorkStart);
@@ -136,12 +138,10 @@ RunReport run_jobs(const RunOptions& o, const std::function<JobSpec<E>(std::uint
   // Everything back: the workers' scratch too (the verdict checks RSS came back to baseline).
   engine.shutdown();
   rep.books_after_shutdown = engine.budget().books().used;
-#ifdef __GLIBC__
-  // The workers' heap scratch (MSM buckets, tails) was freed, but glibc keeps freed chunks of its
-  // per-thread arenas cached: give them back to the OS so that the drain check (and a next run's
-  // baseline, in a sweep) sees what is really still allocated. Memory still allocated stays.
-  ::malloc_trim(0);
-#endif
+  // The workers' heap scratch (MSM buckets, tails) was freed; what the allocator still keeps in
+  // free chunks goes back to the OS, so that the drain check (and a next run's baseline, in a
+  // sweep) sees what is really still allocated. Memory still allocated stays.
+  mem::trim_heap();
   std::this_thread::sleep_for(o.settle);
   sampler.stop();
   engine.attach_sampler(nullptr);
