@@ -84,15 +84,22 @@ class CpuGpuStage final : public GpuStage<E> {
     // them (host_scratch_bytes reserves only what the scratch needs beyond them).
     mem::Reservation freed = b.unmap_keep_reservation();
     freed.absorb(c.unmap_keep_reservation());
-    out.h = zk::msm_h<E>(*key.pk, a.span());
+    {
+      std::lock_guard lk(host_msm_lock());
+      out.h = zk::msm_h<E>(*key.pk, a.span());
+    }
     freed.absorb(a.unmap_keep_reservation());
-    zk::msm_z<E>(*key.pk, z.span(), out);
+    {
+      std::lock_guard lk(host_msm_lock());
+      zk::msm_z<E>(*key.pk, z.span(), out);
+    }
     freed.absorb(z.unmap_keep_reservation());
     freed.reset();  // every input's bytes go back together, as the stage returns
     return out;
   }
   // It keeps paying for its inputs until it returns: the budget never sees a part-freed item.
   bool frees_inputs_early() const override { return false; }
+  bool locks_host_msms() const override { return true; }
   // Phase by phase, scratch beyond the bytes of the buffers already dead (each of a, b, c is a
   // third of cost.abc): the H MSM runs after b and c died, the z MSMs after a died too. The MSM
   // scratch bound of n terms holds for every tail (msm::scratch_bytes).
@@ -114,8 +121,10 @@ class CpuG2Stage final : public G2Stage<E> {
   using Fr = typename E::Fr;
   std::string name() const override { return "cpu"; }
   typename E::G2Jacobian run(const Key<E>& key, std::span<const Fr> compact) override {
+    std::lock_guard lk(host_msm_lock());
     return zk::msm_g2<E>(key.g2, compact);
   }
+  bool locks_host_msms() const override { return true; }
   // The G2 MSM's bound for the tail the partition can have (the scalars other than 0 and 1).
   std::uint64_t host_scratch_bytes(const Key<E>& key, const PartitionCost& cost) const override {
     return zk::g2_stage_scratch_bytes<E>(key.g2, cost.g2_tail);

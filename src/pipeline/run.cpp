@@ -38,6 +38,7 @@ class DelayedGpu final : public GpuStage<E> {
     return in_->host_scratch_bytes(key, c);
   }
   bool frees_inputs_early() const override { return in_->frees_inputs_early(); }
+  bool locks_host_msms() const override { return in_->locks_host_msms(); }
 
  private:
   std::shared_ptr<GpuStage<E>> in_;
@@ -57,6 +58,7 @@ class DelayedG2 final : public G2Stage<E> {
   std::uint64_t host_scratch_bytes(const Key<E>& key, const PartitionCost& c) const override {
     return in_->host_scratch_bytes(key, c);
   }
+  bool locks_host_msms() const override { return in_->locks_host_msms(); }
 
  private:
   std::shared_ptr<G2Stage<E>> in_;
