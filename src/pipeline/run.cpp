@@ -255,16 +255,23 @@ std::string format_report(const RunOptions& o, const RunReport& r) {
       o.engine.g2_queue, o.engine.final_queue, o.jobs, o.partitions,
       o.engine.host_budget ? format_bytes(o.engine.host_budget) : "none");
   out += fmt::format(
-      "partition:     life {} = z {} + a,b,c {} + G2 input {} ({} B-dense wires) + "
-      "results {}\n",
+      "partition:     life {} = z {} + a,b,c {} + G2 input {} ({} B-dense wires, at most {} "
+      "neither 0 nor 1) + results {}\n",
       format_bytes(r.cost.life()), format_bytes(r.cost.z), format_bytes(r.cost.abc),
-      format_bytes(r.cost.g2_input), r.cost.n_dense, format_bytes(r.cost.result));
+      format_bytes(r.cost.g2_input), r.cost.n_dense, r.cost.g2_tail,
+      format_bytes(r.cost.result));
+  EngineConfig held = o.engine;
+  held.fit_scratch(r.cost);
   out += fmt::format(
       "scratch:       {} held by the workers for the engine's life (per worker, as the "
-      "backend reports it: synthesis {}, GPU stage {}, G2 stage {}); {} left in the books after "
+      "backend reports it: synthesis {}, GPU stage {}, G2 stage {}{}); {} left in the books after "
       "shutdown\n",
       format_bytes(r.worker_scratch), format_bytes(r.cost.synth_scratch),
       format_bytes(r.cost.g1_scratch), format_bytes(r.cost.g2_scratch),
+      r.cost.host_msms_exclusive && o.engine.split_g2
+          ? fmt::format(", of which a G2 worker holds {}: the MSMs run one at a time",
+                        format_bytes(held.g2_worker_scratch()))
+          : std::string(),
       format_bytes(r.books_after_shutdown));
   out += fmt::format("proofs:        {} partitions proved and verified in {:.2f} s\n", r.partitions,
                      r.wall_s);
