@@ -306,6 +306,31 @@ TEST(Circuit, RecordingAndSynthesisAgree) {
   EXPECT_THROW(syn2.finish(), Error);
 }
 
+// Binary wires are the ones the rows force to 0 or 1: booleans in either order, x·x = x, and
+// the XOR of two binary wires; a wire that merely holds 0 or 1, or an XOR with a non-binary
+// input, is not.
+TEST(Circuit, BinaryWiresAreTheOnesTheRowsForce) {
+  auto r = record([](auto& cs) {
+    Variable a = alloc_boolean(cs, true);                   // wire 1: w·(1 - w) = 0
+    Variable b = cs.alloc(Fr::zero());                      // wire 2: (1 - w)·w = 0
+    cs.enforce("b", [&] { return cs.constant(Fr::one()) - cs.lc(b); }, cs.lc(b), cs.zero());
+    Variable c = cs.alloc(Fr::one());                       // wire 3: w·w = w
+    cs.enforce("c", cs.lc(c), cs.lc(c), cs.lc(c));
+    Variable x = xor_bits(cs, a, b);                        // wire 4: XOR of binary wires
+    Variable y = xor_bits(cs, x, c);                        // wire 5: and again
+    Variable free = cs.alloc(Fr::one());                    // wire 6: 1, but nothing forces it
+    cs.enforce("free", cs.lc(free), cs.constant(Fr::one()), cs.lc(free));
+    Variable z = xor_bits(cs, y, free);                     // wire 7: an input is not binary
+    Variable v = cs.alloc(Fr::from_u64(7));                 // wire 8: w·(1 - w) = -42
+    cs.enforce("v", cs.lc(v), [&] { return cs.constant(Fr::one()) - cs.lc(v); },
+               cs.constant(-Fr::from_u64(42)));
+    (void)z;
+  });
+  EXPECT_EQ(failure(r), "");
+  EXPECT_EQ(r.cs.binary,
+            (std::vector<bool>{true, true, true, true, true, true, false, false, false}));
+}
+
 TEST(Circuit, PorepSizesFillThePowerOfTwo) {
   for (unsigned k = 10; k <= 22; ++k) {
     SCOPED_TRACE(k);
@@ -326,6 +351,15 @@ TEST(Circuit, PorepSizesFillThePowerOfTwo) {
     EXPECT_EQ(rec.cs.domain_size(), size_t(1) << k);
     EXPECT_EQ(failure(rec), "");
     EXPECT_GT(zero_one_fraction<Fr>(rec.z), 0.5);
+    // Binary wires hold 0 or 1, and they are most of the B-dense wires (the G2 MSM's tail is
+    // bounded by the others): bits of the Merkle paths, labels and data.
+    size_t dense = 0, binary_dense = 0;
+    for (size_t w = 0; w < rec.z.size(); ++w) {
+      if (rec.cs.binary[w]) EXPECT_TRUE(rec.z[w].is_zero() || rec.z[w].is_one()) << "wire " << w;
+      dense += rec.cs.b_density[w];
+      binary_dense += rec.cs.b_density[w] && rec.cs.binary[w];
+    }
+    EXPECT_GT(2 * binary_dense, dense);
   }
 }
 

@@ -632,3 +632,47 @@ TEST(PipelineEngine, AFailingStageFailsOnlyThatJobAndFreesItsMemory) {
     EXPECT_EQ(items_held(engine), 0u);
   }
 }
+
+// The CPU stages run their MSMs one at a time (pipeline::host_msm_lock), so a G2 worker reserves
+// only what its MSM needs beyond a GPU worker's scratch; other stages keep both in full.
+TEST(PipelineEngine, CpuStagesShareTheirMsmScratch) {
+  EXPECT_TRUE(pipeline::cpu_gpu_stage<E>()->locks_host_msms());
+  EXPECT_TRUE(pipeline::cpu_g2_stage<E>()->locks_host_msms());
+  constexpr std::uint64_t MiB = mem::MiB;
+  pipeline::PartitionCost cost;
+  cost.g1_scratch = 10 * MiB;
+  cost.g2_scratch = 13 * MiB;
+  cost.host_msms_exclusive = true;
+  pipeline::EngineConfig cfg;
+  cfg.gpu_workers = 2;
+  cfg.fit_scratch(cost);
+  EXPECT_EQ(cfg.gpu_worker_scratch(), 10 * MiB);
+  EXPECT_EQ(cfg.g2_worker_scratch(), 3 * MiB);
+  EXPECT_EQ(cfg.worker_scratch(), 23 * MiB);
+  cfg.split_g2 = false;  // the GPU worker runs G2 itself: the larger of the two
+  EXPECT_EQ(cfg.gpu_worker_scratch(), 13 * MiB);
+  EXPECT_EQ(cfg.g2_worker_scratch(), 0u);
+  pipeline::EngineConfig other;
+  cost.host_msms_exclusive = false;
+  other.fit_scratch(cost);
+  EXPECT_EQ(other.g2_worker_scratch(), 13 * MiB);
+  cost.g2_scratch = 4 * MiB;
+  cost.host_msms_exclusive = true;
+  pipeline::EngineConfig small;
+  small.fit_scratch(cost);
+  EXPECT_EQ(small.g2_worker_scratch(), 0u);
+
+  // The CPU engine reports it, and the model and the books agree on the smaller scratch.
+  const auto& ch = chain();
+  auto ws = ch.witnesses(4, 90);
+  auto src = ch.source(ws);
+  pipeline::EngineConfig ecfg;
+  pipeline::Engine<E> engine(ecfg);
+  const auto c = engine.cost_of({src, ch.key, ws.size()});
+  EXPECT_TRUE(c.host_msms_exclusive);
+  expect_valid(engine.wait(engine.submit({src, ch.key, ws.size()})), *ch.key, ws);
+  ecfg.fit_scratch(c);
+  EXPECT_EQ(engine.worker_scratch_bytes(), ecfg.worker_scratch());
+  EXPECT_EQ(ecfg.g2_worker_scratch(),
+            c.g2_scratch > c.g1_scratch ? c.g2_scratch - c.g1_scratch : 0);
+}

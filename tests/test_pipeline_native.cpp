@@ -119,3 +119,38 @@ TEST(PipelineNative, BrokenConstraintFailsOnlyItsJob) {
   EXPECT_EQ(books[mem::Tag::scratch].bytes, cfg.worker_scratch());
   EXPECT_LE(books.peak, cfg.host_budget);
 }
+
+// The CPU G2 stage's scratch is sized for the B-dense wires the circuit does not force to 0 or 1
+// (the G2 MSM's tail), and a partition whose assignment breaks that fails at synthesis, before its
+// G2 MSM could outgrow the reservation.
+TEST(PipelineNative, TheG2ScratchIsSizedForTheTailTheCircuitAllows) {
+  const auto& nv = native();
+  const auto p = nv.params;
+  pipeline::Engine<E> probe(pipeline::EngineConfig{});
+  const auto cost = probe.cost_of({circuit::porep_source<Fr>(p, nv.cs), nv.key, 1});
+  std::size_t tail = 0;
+  for (const std::uint32_t w : nv.key->g2.wires) tail += !nv.cs->binary[w];
+  EXPECT_EQ(cost.g2_tail, tail);
+  EXPECT_LT(cost.g2_tail, cost.n_dense);
+  EXPECT_EQ(cost.g2_scratch, zk::g2_stage_scratch_bytes<E>(nv.key->g2, tail));
+  EXPECT_LT(cost.g2_scratch, zk::g2_stage_scratch_bytes<E>(nv.key->g2));
+
+  const auto shape = nv.cs->shape();
+  auto gen = [p, shape, &nv](circuit::Synthesizer<Fr>& syn, std::size_t partition) {
+    circuit::porep_circuit(syn, p, circuit::porep_witness<Fr>(p, partition), partition);
+    if (partition != 1) return;
+    for (const std::uint32_t w : nv.key->g2.wires)
+      if (nv.cs->binary[w] && w > shape.n_public)
+        syn.set({std::uint32_t(w - 1 - shape.n_public), circuit::Variable::kPrivate},
+                Fr::from_u64(2));
+  };
+  // The source does not check the constraints, so only the tail check can catch it.
+  auto bad = std::make_shared<circuit::NativeSource<Fr>>(
+      nv.cs, gen, circuit::NativeSource<Fr>::Options{false, 0});
+  pipeline::Engine<E> engine(pipeline::EngineConfig{});
+  const auto r = engine.wait(engine.submit({bad, nv.key, 2}));
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.error.find("partition 1"), std::string::npos) << r.error;
+  EXPECT_NE(r.error.find("neither 0 nor 1"), std::string::npos) << r.error;
+  EXPECT_EQ(engine.budget().books().used, engine.worker_scratch_bytes());
+}

@@ -95,6 +95,12 @@ class ConstraintSystem {
   std::vector<Fr> coeffs;           // coefficient table; [0] = 1, [1] = -1
   std::vector<bool> a_density;      // wire occurs in A (public-binding rows included)
   std::vector<bool> b_density;      // wire occurs in B (the G2 MSM's scalars)
+  // binary[w]: wire w is 0 or 1 in every satisfying assignment, as the rows themselves say: the
+  // constant wire, a boolean-constrained wire (w·(1 - w) = 0 either way round, or w·w = w) and
+  // the XOR of two binary wires ((2x)·y = x + y - w, gadgets.hpp). Found by finish(). The MSMs
+  // skip 0s and 1s, so the pipeline bounds the G2 MSM's tail, and its scratch, by the B-dense
+  // wires that are not binary.
+  std::vector<bool> binary;
   // Namespaces: scope nodes (parent, name id, index or -1) and per constraint its node and name.
   struct Node {
     uint32_t parent;
@@ -112,7 +118,7 @@ class ConstraintSystem {
     return n;
   }
   Shape shape() const {
-    return Shape{n_vars(), n_public, n_constraints, domain_size(), 0};
+    return Shape{n_vars(), n_public, n_constraints, domain_size(), 0, {}};
   }
   size_t b_dense_count() const { return size_t(std::count(b_density.begin(), b_density.end(), true)); }
 
@@ -216,6 +222,49 @@ class ConstraintSystem {
   }
 
   static constexpr uint32_t kNoName = std::numeric_limits<uint32_t>::max();
+
+  // Fills `binary` from the rows (see there): a row marks a wire only in the exact forms the
+  // gadgets write, so a wire is marked only when a row really forces it to {0, 1}. XORs may come
+  // before their inputs are known binary, so the scan repeats until nothing changes.
+  void find_binary_wires() {
+    binary.assign(n_vars(), false);
+    if (!binary.empty()) binary[0] = true;
+    const Fr two = Fr::from_u64(2);
+    auto single = [](std::span<const Entry> r) {
+      return r.size() == 1 && r[0].coeff == kCoeffOne && r[0].col != 0;
+    };
+    auto one_minus = [](std::span<const Entry> r, uint32_t w) {  // 1 - w (entries sorted by wire)
+      return r.size() == 2 && r[0].col == 0 && r[0].coeff == kCoeffOne && r[1].col == w &&
+             r[1].coeff == kCoeffMinusOne;
+    };
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (size_t i = 0; i < n_constraints; ++i) {
+        const auto ra = a.row(i), rb = b.row(i), rc = c.row(i);
+        std::optional<uint32_t> w;
+        if (rc.empty()) {
+          if (single(ra) && one_minus(rb, ra[0].col)) w = ra[0].col;
+          else if (single(rb) && one_minus(ra, rb[0].col)) w = rb[0].col;
+        } else if (single(ra) && single(rb) && single(rc) && ra[0].col == rb[0].col &&
+                   rb[0].col == rc[0].col) {
+          w = ra[0].col;
+        } else if (ra.size() == 1 && rb.size() == 1 && rc.size() == 3 &&
+                   coeffs[ra[0].coeff] == two && rb[0].coeff == kCoeffOne) {
+          const uint32_t x = ra[0].col, y = rb[0].col;
+          if (x != y && binary[x] && binary[y]) {
+            size_t plus = 0, minus = 0;
+            uint32_t out = 0;
+            for (const Entry& e : rc) {
+              if (e.coeff == kCoeffOne && (e.col == x || e.col == y)) ++plus;
+              else if (e.coeff == kCoeffMinusOne && e.col != x && e.col != y) ++minus, out = e.col;
+            }
+            if (plus == 2 && minus == 1) w = out;
+          }
+        }
+        if (w && !binary[*w]) binary[*w] = true, changed = true;
+      }
+    }
+  }
 
  private:
   void check_sizes(std::span<const Fr> z, std::span<Fr> av, std::span<Fr> bv,
@@ -429,6 +478,7 @@ Recording<Fr> Recorder<Fr>::finish() && {
   number(cs_.b, vars_b_, &cs_.b_density);
   number(cs_.c, vars_c_, nullptr);
   for (uint32_t j = 0; j <= np; ++j) cs_.a_density[j] = true;  // the public-binding rows
+  cs_.find_binary_wires();
   Recording<Fr> r;
   r.z.reserve(nv);
   r.z.push_back(Fr::one());

@@ -38,6 +38,8 @@ class NativeSource final : public PartitionSource<Fr> {
   Shape shape() const override {
     Shape s = cs_->shape();
     s.scratch_bytes = opt_.scratch_bytes;
+    // Shares the constraint system's ownership: valid as long as anyone holds the shape.
+    s.binary_wires = std::shared_ptr<const std::vector<bool>>(cs_, &cs_->binary);
     return s;
   }
   std::string describe() const override { return cs_->name; }

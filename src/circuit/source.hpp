@@ -17,9 +17,11 @@
 // assignment this equals the C row applied to z; the public-binding rows have B = C = 0).
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <stop_token>
 #include <string>
+#include <vector>
 
 namespace splitprove::circuit {
 
@@ -29,6 +31,10 @@ struct Shape {
   std::size_t n_constraints = 0;  // constraint rows (public-binding rows not counted)
   std::size_t domain_size = 0;    // length of a, b, c: power of two > n_constraints + n_public
   std::uint64_t scratch_bytes = 0;  // extra host bytes synthesize() needs while it runs
+  // Optional, n_vars flags: the wires whose value is 0 or 1 in every satisfying assignment (e.g.
+  // ConstraintSystem::binary). The MSMs skip 0s and 1s, so these bound an MSM's tail and its
+  // scratch; null when the source does not know (every wire then counts as any value).
+  std::shared_ptr<const std::vector<bool>> binary_wires;
 };
 
 template <class Fr>

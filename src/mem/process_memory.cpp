@@ -3,6 +3,9 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <unistd.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include <cerrno>
 #include <cinttypes>
@@ -13,6 +16,25 @@
 #include "splitprove/error.hpp"
 
 namespace splitprove::mem {
+
+void return_freed_heap_promptly() {
+#ifdef __GLIBC__
+  static const bool once = [] {
+    // Setting either threshold also stops glibc from moving them (its "dynamic" thresholds).
+    ::mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+    ::mallopt(M_TRIM_THRESHOLD, 1024 * 1024);
+    return true;
+  }();
+  (void)once;
+#endif
+}
+
+void trim_heap() {
+#ifdef __GLIBC__
+  ::malloc_trim(0);
+#endif
+}
+
 namespace {
 
 // Reads a small /proc file with one read() into `buf` (NUL-terminated). Returns false if absent.

@@ -19,6 +19,19 @@ std::uint64_t read_rss();
 // missing.
 ProcessMemory read_process_memory();
 
+// Has the C heap give large freed blocks back to the OS when they are freed, so that RSS follows
+// what is allocated (the budget's books) rather than what the allocator keeps cached. glibc raises
+// its mmap threshold to the size of each large block freed (up to 32 MiB) and its trim threshold
+// to twice that, after which the MSMs' scratch is carved from per-thread arenas that keep their
+// freed tops (tens of MiB on the pool threads, which malloc_trim does not release): RSS above a
+// baseline then misses the scratch a run reuses, and the baseline creeps from run to run. Fixing
+// both thresholds (blocks of >= 128 KiB mapped on their own; arena tops above 1 MiB trimmed) stops
+// that. Process-wide and idempotent; the pipeline's engine calls it. No-op without glibc.
+void return_freed_heap_promptly();
+
+// Gives the heap's free pages back to the OS now (glibc malloc_trim; no-op elsewhere).
+void trim_heap();
+
 // Parses the text of smaps_rollup / status; exposed for tests. nullopt if fields are missing.
 std::optional<ProcessMemory> parse_smaps_rollup(const char* text);
 std::optional<ProcessMemory> parse_proc_status(const char* text);

@@ -819,25 +819,29 @@ size_t scratch_bytes(size_t n, size_t vectors, const Options& opt) {
   const size_t per_task =
       vectors == 1 ? std::max({plain.xyzz, plain.affine, split.xyzz, split.affine})
                    : std::max(plain.xyzz, split.xyzz) + plain.affine + split.affine;
-  // Tasks per vector: windows × slices, with at most 64 slices of >= 256 terms; a tail of >= 256
-  // terms gets c >= 6, i.e. at most 43 windows, a smaller one at most 256 windows of one slice.
+  // Tasks per vector: windows × slices. make_plan never cuts a window into more slices than
+  // there are threads (with s > threads slices the rounds cost more than with s = threads), nor
+  // into slices of < 256 terms, nor into more than 64; a tail of >= 256 terms gets c >= 5, i.e.
+  // at most 52 windows, a smaller one at most 256 windows of one slice.
   // Each task holds a partial sum and a pool job (a std::function and its captures, < 256 bytes)
   // until the end; classification holds a count, a sum and a job per slice.
-  const size_t slices = opt.slices ? opt.slices : std::clamp<size_t>(terms / 256, 1, 64);
+  const size_t threads = util::num_threads();
+  const size_t slices =
+      opt.slices ? opt.slices : std::clamp<size_t>(std::min(terms / 256, threads), 1, 64);
   const size_t tasks =
       vectors * (opt.window_bits
                      ? detail::num_windows(detail::kScalarBits, opt.window_bits) * slices
-                     : std::max<size_t>(256, 43 * slices));
-  const size_t threads = util::num_threads();
+                     : std::max<size_t>(256, 52 * slices));
   const size_t small = tasks * (sizeof(typename C::Xyzz) + 256) +
                        (4 * threads + 1) * (sizeof(typename C::Xyzz) + 8 + 512) +
                        threads * (sizeof(AffineWindow<C>) + 64);  // the pool's objects and list
-  // Tail: a word and a scalar per term; with GLV two, plus E(P), and while the vectors grow from
-  // one to two per term both copies are live (three).
-  const size_t tails = vectors * n *
-                       (glv ? 3 * (sizeof(uint32_t) + sizeof(Limbs<C>)) + sizeof(typename C::Affine)
-                            : sizeof(uint32_t) + sizeof(Limbs<C>));
-  return tails + small + threads * per_task;
+  // Tail: a word and a scalar per term; with GLV two, plus E(P). While the vectors grow from one
+  // to two per term both copies are live (three), but that is before any task runs: the tasks'
+  // scratch comes on top of the grown tails only (adding both overstated the peak by ~15%).
+  const size_t word = sizeof(uint32_t) + sizeof(Limbs<C>);
+  const size_t tails_run = vectors * n * (glv ? 2 * word + sizeof(typename C::Affine) : word);
+  const size_t tails_grow = vectors * n * (glv ? 3 * word + sizeof(typename C::Affine) : word);
+  return small + std::max(tails_grow, tails_run + threads * per_task);
 }
 
 template <class C>

@@ -22,13 +22,18 @@ void EngineConfig::fit_scratch(const PartitionCost& cost) {
   synth_scratch = std::max(synth_scratch, cost.synth_scratch);
   gpu_scratch = std::max(gpu_scratch, cost.g1_scratch);
   g2_scratch = std::max(g2_scratch, cost.g2_scratch);
+  host_msms_exclusive = cost.host_msms_exclusive;
 }
 
 std::uint64_t EngineConfig::gpu_worker_scratch() const {
   return split_g2 ? gpu_scratch : std::max(gpu_scratch, g2_scratch);
 }
 
-std::uint64_t EngineConfig::g2_worker_scratch() const { return split_g2 ? g2_scratch : 0; }
+std::uint64_t EngineConfig::g2_worker_scratch() const {
+  if (!split_g2) return 0;
+  if (!host_msms_exclusive) return g2_scratch;
+  return g2_scratch > gpu_scratch ? g2_scratch - gpu_scratch : 0;
+}
 
 std::uint64_t EngineConfig::worker_scratch() const {
   return std::uint64_t(synthesis_workers) * synth_scratch +

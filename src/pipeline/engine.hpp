@@ -26,7 +26,9 @@
 // items oldest job first, then by partition index.
 //
 // Items at most, and so memory at most (mem::pipeline_model with the splitprove policy):
-//   workers' scratch: pw × synth_scratch + gw × gpu_scratch + g2w × g2_scratch, always; plus
+//   workers' scratch: pw × synth_scratch + gw × gpu_scratch + g2w × g2_scratch, always (where
+//   the stages run their host MSMs one at a time, a G2 worker's is only its excess over a GPU
+//   worker's: EngineConfig::host_msms_exclusive); plus
 //   synthesis: pw items of life bytes; gpu queue: gpu_queue items of life bytes; GPU stage: gw
 //   items of life bytes; G2 backlog + G2 workers: g2_queue + g2w items of after_gpu bytes (slots
 //   taken by GPU workers count against the backlog); finalize: final_queue + fw items of result
@@ -80,6 +82,10 @@ struct EngineConfig {
   std::uint64_t synth_scratch = 0;  // per synthesis worker: the source's synthesize()
   std::uint64_t gpu_scratch = 0;    // per GPU worker: the GPU stage's MSMs (and NTT)
   std::uint64_t g2_scratch = 0;     // per G2 worker: the G2 MSM
+  // The stages' host MSMs run one at a time (PartitionCost::host_msms_exclusive): a G2 worker's
+  // MSM runs only while every GPU worker's scratch is idle, so it reserves only what it needs
+  // beyond one GPU worker's. Set by fit_scratch from the stages' report.
+  bool host_msms_exclusive = false;
 
   // Throws Error when a count is 0.
   void check() const;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <exception>
 
+#include "mem/process_memory.hpp"
 #include "mem/units.hpp"
 #include "pipeline/engine.hpp"
 #include "pipeline/prover_impl.hpp"
@@ -180,12 +181,17 @@ Engine<E>::Engine(EngineConfig cfg, std::shared_ptr<GpuStage<E>> gpu,
       gpu_(std::move(gpu)),
       g2_(std::move(g2)) {
   if (!gpu_ || !g2_) throw Error("pipeline: the engine needs a GPU stage and a G2 stage");
+  // Whether a G2 worker's scratch may share a GPU worker's is for these stages to say.
+  cfg_.host_msms_exclusive = gpu_->locks_host_msms() && g2_->locks_host_msms();
+  // The stages' heap scratch is budgeted per worker: freed, it must leave RSS too.
+  mem::return_freed_heap_promptly();
   // The workers' scratch, before any work: if it does not fit, the engine does not start.
   {
     PartitionCost want;
     want.synth_scratch = cfg_.synth_scratch;
     want.g1_scratch = cfg_.gpu_scratch;
     want.g2_scratch = cfg_.g2_scratch;
+    want.host_msms_exclusive = cfg_.host_msms_exclusive;
     if (cfg_.worker_scratch() > budget_.capacity())
       throw Error(fmt::format(
           "pipeline: the workers' scratch ({}: {} synthesis × {}, {} GPU × {}, {} G2 × {}) does "
@@ -282,6 +288,7 @@ void Engine<E>::fit_worker_scratch(const PartitionCost& cost, const std::string&
   held_scratch_.synth_scratch = want.synth_scratch;
   held_scratch_.gpu_scratch = want.gpu_scratch;
   held_scratch_.g2_scratch = want.g2_scratch;
+  held_scratch_.host_msms_exclusive = want.host_msms_exclusive;
 }
 
 template <class E>

@@ -23,6 +23,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <stop_token>
 #include <string>
@@ -62,8 +63,16 @@ struct PartitionCost {
   std::uint64_t g1_scratch = 0;     // a GPU worker's host scratch beyond the partition's buffers
   std::uint64_t g2_scratch = 0;     // a G2 worker's host scratch
   std::size_t n_dense = 0;          // B-dense wires: the length of the G2 input
+  // At most this many of the G2 input's scalars are neither 0 nor 1 (the G2 MSM's tail): the
+  // B-dense wires the source does not know to be binary (circuit::Shape::binary_wires); n_dense
+  // when it knows none. Prover::synthesize checks every partition against it.
+  std::size_t g2_tail = 0;
   // The GPU stage may give z, a, b, c back to the budget before it returns (GpuStage).
   bool gpu_frees_inputs_early = true;
+  // The GPU and G2 stages run their host MSMs one at a time (both hold host_msm_lock() while
+  // they do: the CPU stages, which share the library's one thread pool anyway). The G2 worker
+  // then needs only what its MSM takes beyond a GPU worker's idle scratch (EngineConfig).
+  bool host_msms_exclusive = false;
 
   // Everything the partition will ever hold (its buffers and results); reserved at admission.
   // The stages' scratch is not in it: the workers hold that (EngineConfig::fit_scratch).
@@ -135,7 +144,17 @@ class GpuStage {
   // for a device stage that frees the host copies once they are uploaded). false: all of them
   // are paid for until run() returns. The memory model's budget fill depends on it.
   virtual bool frees_inputs_early() const { return true; }
+  // Whether its host MSMs run under host_msm_lock() (see PartitionCost::host_msms_exclusive).
+  virtual bool locks_host_msms() const { return false; }
 };
+
+// Held by a CPU stage while its MSM runs. The CPU stages' MSMs all run on the library's one
+// thread pool, so running two at once gains nothing but the second one's scratch; one at a time,
+// the GPU and G2 workers' scratch need not be reserved twice.
+inline std::mutex& host_msm_lock() {
+  static std::mutex m;
+  return m;
+}
 
 // The G2 stage seam: Σ z_i·B2_i over the compact input (CPU threads now; a GPU later).
 template <class E>
@@ -148,6 +167,8 @@ class G2Stage {
   // Host heap bytes one worker running this stage needs beside the compact input (see
   // GpuStage::host_scratch_bytes). Default: the CPU G2 MSM's bound.
   virtual std::uint64_t host_scratch_bytes(const Key<E>& key, const PartitionCost& cost) const;
+  // Whether its host MSM runs under host_msm_lock() (see PartitionCost::host_msms_exclusive).
+  virtual bool locks_host_msms() const { return false; }
 };
 
 // partition_cost with the stages' own report of their per-worker host scratch (what the engine
@@ -161,6 +182,7 @@ PartitionCost partition_cost(const circuit::Shape& shape, const Key<E>& key,
   c.g1_scratch = gpu.host_scratch_bytes(key, c);
   c.gpu_frees_inputs_early = gpu.frees_inputs_early();
   c.g2_scratch = g2.host_scratch_bytes(key, c);
+  c.host_msms_exclusive = gpu.locks_host_msms() && g2.locks_host_msms();
   return c;
 }
 
@@ -170,8 +192,8 @@ std::uint64_t GpuStage<E>::host_scratch_bytes(const Key<E>& key, const Partition
 }
 
 template <class E>
-std::uint64_t G2Stage<E>::host_scratch_bytes(const Key<E>& key, const PartitionCost&) const {
-  return zk::g2_stage_scratch_bytes<E>(key.g2);
+std::uint64_t G2Stage<E>::host_scratch_bytes(const Key<E>& key, const PartitionCost& cost) const {
+  return zk::g2_stage_scratch_bytes<E>(key.g2, cost.g2_tail);
 }
 
 template <class E>

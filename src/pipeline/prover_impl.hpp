@@ -45,11 +45,17 @@ PartitionCost partition_cost(const circuit::Shape& shape, const Key<E>& key,
   c.abc = 3 * Buf::bytes_for(shape.domain_size, opts);
   c.n_dense = key.g2.size();
   c.g2_input = Buf::bytes_for(c.n_dense, opts);
+  c.g2_tail = c.n_dense;
+  if (shape.binary_wires && shape.binary_wires->size() == shape.n_vars) {
+    const std::vector<bool>& binary = *shape.binary_wires;
+    c.g2_tail = std::size_t(std::count_if(key.g2.wires.begin(), key.g2.wires.end(),
+                                          [&](std::uint32_t w) { return !binary[w]; }));
+  }
   // The heap-held results: the G1 sums, the G2 sum, r and s, the public inputs, the proof.
   c.result = sizeof(PendingProof<E>) + sizeof(zk::Proof<E>) + 2 * shape.n_public * sizeof(Fr);
   c.synth_scratch = shape.scratch_bytes;
   c.g1_scratch = zk::g1_stage_scratch_bytes<E>(*key.pk);
-  c.g2_scratch = zk::g2_stage_scratch_bytes<E>(key.g2);
+  c.g2_scratch = zk::g2_stage_scratch_bytes<E>(key.g2, c.g2_tail);
   return c;
 }
 
@@ -78,15 +84,22 @@ class CpuGpuStage final : public GpuStage<E> {
     // them (host_scratch_bytes reserves only what the scratch needs beyond them).
     mem::Reservation freed = b.unmap_keep_reservation();
     freed.absorb(c.unmap_keep_reservation());
-    out.h = zk::msm_h<E>(*key.pk, a.span());
+    {
+      std::lock_guard lk(host_msm_lock());
+      out.h = zk::msm_h<E>(*key.pk, a.span());
+    }
     freed.absorb(a.unmap_keep_reservation());
-    zk::msm_z<E>(*key.pk, z.span(), out);
+    {
+      std::lock_guard lk(host_msm_lock());
+      zk::msm_z<E>(*key.pk, z.span(), out);
+    }
     freed.absorb(z.unmap_keep_reservation());
     freed.reset();  // every input's bytes go back together, as the stage returns
     return out;
   }
   // It keeps paying for its inputs until it returns: the budget never sees a part-freed item.
   bool frees_inputs_early() const override { return false; }
+  bool locks_host_msms() const override { return true; }
   // Phase by phase, scratch beyond the bytes of the buffers already dead (each of a, b, c is a
   // third of cost.abc): the H MSM runs after b and c died, the z MSMs after a died too. The MSM
   // scratch bound of n terms holds for every tail (msm::scratch_bytes).
@@ -108,10 +121,13 @@ class CpuG2Stage final : public G2Stage<E> {
   using Fr = typename E::Fr;
   std::string name() const override { return "cpu"; }
   typename E::G2Jacobian run(const Key<E>& key, std::span<const Fr> compact) override {
+    std::lock_guard lk(host_msm_lock());
     return zk::msm_g2<E>(key.g2, compact);
   }
-  std::uint64_t host_scratch_bytes(const Key<E>& key, const PartitionCost&) const override {
-    return zk::g2_stage_scratch_bytes<E>(key.g2);
+  bool locks_host_msms() const override { return true; }
+  // The G2 MSM's bound for the tail the partition can have (the scalars other than 0 and 1).
+  std::uint64_t host_scratch_bytes(const Key<E>& key, const PartitionCost& cost) const override {
+    return zk::g2_stage_scratch_bytes<E>(key.g2, cost.g2_tail);
   }
 };
 
@@ -158,6 +174,18 @@ Synthesized<E> Prover<E>::synthesize(const circuit::PartitionSource<Fr>& source,
                             source.describe(), index));
   // The compact G2 input now, while z is hot: a copy, later owned by the pending proof.
   zk::compact_g2_scalars<E>(key_->g2, s.z.span(), s.g2_input.span());
+  // The G2 worker's scratch was sized for cost.g2_tail scalars other than 0 and 1 (the wires the
+  // circuit's rows force to be binary are 0 or 1 in every satisfying assignment): an assignment
+  // with more does not satisfy the circuit, and its G2 MSM would outgrow the reservation.
+  if (cost.g2_tail < s.g2_input.size()) {
+    std::size_t tail = 0;
+    for (const Fr& x : s.g2_input.span()) tail += !x.is_zero() && !x.is_one();
+    if (tail > cost.g2_tail)
+      throw Error(fmt::format(
+          "{}: partition {}: {} of the {} B-dense values are neither 0 nor 1, where the circuit's "
+          "boolean constraints allow at most {}: the assignment does not satisfy the circuit",
+          source.describe(), index, tail, s.g2_input.size(), cost.g2_tail));
+  }
   return s;
 }
 

@@ -1,9 +1,6 @@
 #include "pipeline/run.hpp"
 
 #include <fmt/format.h>
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
 
 #include <algorithm>
 #include <filesystem>
@@ -12,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "mem/process_memory.hpp"
 #include "mem/plot.hpp"
 #include "mem/sampler.hpp"
 #include "mem/units.hpp"
@@ -40,6 +38,7 @@ class DelayedGpu final : public GpuStage<E> {
     return in_->host_scratch_bytes(key, c);
   }
   bool frees_inputs_early() const override { return in_->frees_inputs_early(); }
+  bool locks_host_msms() const override { return in_->locks_host_msms(); }
 
  private:
   std::shared_ptr<GpuStage<E>> in_;
@@ -59,6 +58,7 @@ class DelayedG2 final : public G2Stage<E> {
   std::uint64_t host_scratch_bytes(const Key<E>& key, const PartitionCost& c) const override {
     return in_->host_scratch_bytes(key, c);
   }
+  bool locks_host_msms() const override { return in_->locks_host_msms(); }
 
  private:
   std::shared_ptr<G2Stage<E>> in_;
@@ -118,6 +118,10 @@ RunReport run_jobs(const RunOptions& o, const std::function<JobSpec<E>(std::uint
                                          mem::Policy::splitprove);
   rep.prediction = mem::predict(model);
 
+  // The same before the work: what setting up the circuit and key freed (e.g. the setup's MSM
+  // scratch, cached by the allocator before the engine made it return freed blocks) is not part
+  // of the baseline, or the run would reuse it unseen.
+  mem::trim_heap();
   sampler.start();
   std::this_thread::sleep_for(o.settle);
   sampler.mark(mem::kWorkStart);
@@ -136,12 +140,10 @@ RunReport run_jobs(const RunOptions& o, const std::function<JobSpec<E>(std::uint
   // Everything back: the workers' scratch too (the verdict checks RSS came back to baseline).
   engine.shutdown();
   rep.books_after_shutdown = engine.budget().books().used;
-#ifdef __GLIBC__
-  // The workers' heap scratch (MSM buckets, tails) was freed, but glibc keeps freed chunks of its
-  // per-thread arenas cached: give them back to the OS so that the drain check (and a next run's
-  // baseline, in a sweep) sees what is really still allocated. Memory still allocated stays.
-  ::malloc_trim(0);
-#endif
+  // The workers' heap scratch (MSM buckets, tails) was freed; what the allocator still keeps in
+  // free chunks goes back to the OS, so that the drain check (and a next run's baseline, in a
+  // sweep) sees what is really still allocated. Memory still allocated stays.
+  mem::trim_heap();
   std::this_thread::sleep_for(o.settle);
   sampler.stop();
   engine.attach_sampler(nullptr);
@@ -253,16 +255,23 @@ std::string format_report(const RunOptions& o, const RunReport& r) {
       o.engine.g2_queue, o.engine.final_queue, o.jobs, o.partitions,
       o.engine.host_budget ? format_bytes(o.engine.host_budget) : "none");
   out += fmt::format(
-      "partition:     life {} = z {} + a,b,c {} + G2 input {} ({} B-dense wires) + "
-      "results {}\n",
+      "partition:     life {} = z {} + a,b,c {} + G2 input {} ({} B-dense wires, at most {} "
+      "neither 0 nor 1) + results {}\n",
       format_bytes(r.cost.life()), format_bytes(r.cost.z), format_bytes(r.cost.abc),
-      format_bytes(r.cost.g2_input), r.cost.n_dense, format_bytes(r.cost.result));
+      format_bytes(r.cost.g2_input), r.cost.n_dense, r.cost.g2_tail,
+      format_bytes(r.cost.result));
+  EngineConfig held = o.engine;
+  held.fit_scratch(r.cost);
   out += fmt::format(
       "scratch:       {} held by the workers for the engine's life (per worker, as the "
-      "backend reports it: synthesis {}, GPU stage {}, G2 stage {}); {} left in the books after "
+      "backend reports it: synthesis {}, GPU stage {}, G2 stage {}{}); {} left in the books after "
       "shutdown\n",
       format_bytes(r.worker_scratch), format_bytes(r.cost.synth_scratch),
       format_bytes(r.cost.g1_scratch), format_bytes(r.cost.g2_scratch),
+      r.cost.host_msms_exclusive && o.engine.split_g2
+          ? fmt::format(", of which a G2 worker holds {}: the MSMs run one at a time",
+                        format_bytes(held.g2_worker_scratch()))
+          : std::string(),
       format_bytes(r.books_after_shutdown));
   out += fmt::format("proofs:        {} partitions proved and verified in {:.2f} s\n", r.partitions,
                      r.wall_s);

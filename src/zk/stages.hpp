@@ -106,5 +106,9 @@ template <class E>
 std::uint64_t g1_stage_scratch_bytes(const ProvingKey<E>& pk);
 template <class E>
 std::uint64_t g2_stage_scratch_bytes(const G2Bases<E>& bases);
+// The same when at most `max_tail` of the scalars can be other than 0 and 1 (the MSM's scratch
+// depends only on its tail): the bound for max_tail terms, at most the one for every base.
+template <class E>
+std::uint64_t g2_stage_scratch_bytes(const G2Bases<E>& bases, std::size_t max_tail);
 
 }  // namespace splitprove::zk

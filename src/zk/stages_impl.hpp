@@ -171,6 +171,13 @@ std::uint64_t g2_stage_scratch_bytes(const G2Bases<E>& bases) {
   return msm::scratch_bytes<typename E::G2>(bases.size());
 }
 
+template <class E>
+std::uint64_t g2_stage_scratch_bytes(const G2Bases<E>& bases, std::size_t max_tail) {
+  // At least one term's worth: even an all-0/1 input allocates the classification's sums.
+  const std::size_t tail = std::max<std::size_t>(1, std::min(max_tail, bases.size()));
+  return msm::scratch_bytes<typename E::G2>(tail);
+}
+
 // The instantiation list of the stages, over an engine E (zk/curves.hpp); stages_<curve>.cpp
 // expands it in one line.
 #define SPLITPROVE_STAGES_INSTANTIATE(E)                                                          \
@@ -193,6 +200,7 @@ std::uint64_t g2_stage_scratch_bytes(const G2Bases<E>& bases) {
       const ProvingKey<E>&, const PreparedVerifyingKey<E>&, std::span<const E::Fr>,               \
       const G1Results<E>&, const E::G2Jacobian&, const E::Fr&, const E::Fr&, const std::string&); \
   template std::uint64_t g1_stage_scratch_bytes<E>(const ProvingKey<E>&);                         \
-  template std::uint64_t g2_stage_scratch_bytes<E>(const G2Bases<E>&);
+  template std::uint64_t g2_stage_scratch_bytes<E>(const G2Bases<E>&);                           \
+  template std::uint64_t g2_stage_scratch_bytes<E>(const G2Bases<E>&, std::size_t);
 
 }  // namespace splitprove::zk
