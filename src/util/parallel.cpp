@@ -10,11 +10,29 @@
 #include <utility>
 #include <vector>
 
+#ifdef __linux__
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
 namespace splitprove::util {
 namespace {
 
 thread_local bool t_in_worker = false;
 thread_local std::uint64_t t_rank = 0;
+
+// SPLITPROVE_POOL_NICE=n (1..19): the pool's workers run at nice n, so that threads outside the
+// pool (the pipeline's GPU and G2 workers driving a device: copies, launches) take a core when
+// they need one while the pool keeps every core busy with synthesis. Unset or 0: no change.
+int pool_nice() {
+  static const int n = [] {
+    const char* s = std::getenv("SPLITPROVE_POOL_NICE");
+    const long v = s ? std::strtol(s, nullptr, 10) : 0;
+    return int(std::clamp(v, 0L, 19L));
+  }();
+  return n;
+}
 
 class Pool {
  public:
@@ -22,6 +40,10 @@ class Pool {
     for (size_t i = 0; i < n; ++i)
       workers_.emplace_back([this] {
         t_in_worker = true;
+#ifdef __linux__
+        if (const int n = pool_nice(); n > 0)  // this thread only (Linux: nice is per thread)
+          (void)setpriority(PRIO_PROCESS, id_t(syscall(SYS_gettid)), n);
+#endif
         for (;;) {
           std::function<void()> job;
           {
