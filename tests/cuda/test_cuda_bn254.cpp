@@ -269,6 +269,17 @@ TYPED_TEST(GpuMsmBn254, BucketKernelVariantsAgree) {
       o.window_bits = 14;  // big runs beside small ones
       expect_matches_cpu<TypeParam>(7000, Mix::random, o, 700 + 2 * balance + bounded);
     }
+  // The bucket table (dense or run-length encoded) and the window segments (one wave or powers of
+  // two) in every combination.
+  for (bool dense : {true, false})
+    for (bool fit : {true, false}) {
+      MsmOptions o;
+      o.dense_runs = dense;
+      o.fit_window_segments = fit;
+      expect_matches_cpu<TypeParam>(5100, Mix::mixed, o, 610 + 2 * dense + fit);
+      o.window_bits = 14;
+      expect_matches_cpu<TypeParam>(7000, Mix::random, o, 710 + 2 * dense + fit);
+    }
 }
 
 TYPED_TEST(GpuMsmBn254, LargerMixedNotAPowerOfTwo) {
