@@ -49,6 +49,9 @@ struct MsmOptions {
   // sorted by length with the runs, so no separate chunk kernel runs after it with waves of its
   // own; false: the chunk kernel after the bucket kernel.
   bool merge_chunks = true;
+  // G2 only: true: the bucket kernel's Fp2 products and squares each called as one function (base
+  // products inline in it, ~10 calls per addition); false: each Fp product called (~28).
+  bool fp2_call = false;
 };
 
 struct MsmStats {

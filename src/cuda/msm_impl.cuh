@@ -16,6 +16,7 @@
 #include <cub/device/device_run_length_encode.cuh>
 #include <cub/device/device_scan.cuh>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "cuda/ec.cuh"
@@ -69,6 +70,7 @@ struct DevCurve<bls12_381::G1> {
   static constexpr const char* name = "cuda::msm<G1>";
   static constexpr int kBucketMinBlocks = 0;
   static constexpr int kBucketThreads = 128;
+  using FCall = F;  // MsmOptions::fp2_call: nothing to change
 };
 // G2 unbounded takes 254 registers: 8 warps per SM. Bounded to 3 blocks of 128 (12 warps) it
 // takes 168 registers and spills 1.6 KB (ptxas, 2026-12-03). 5 blocks of 64 (10 warps) get the
@@ -81,6 +83,7 @@ struct DevCurve<bls12_381::G2> {
   static constexpr const char* name = "cuda::msm<G2>";
   static constexpr int kBucketMinBlocks = 3;
   static constexpr int kBucketThreads = 128;
+  using FCall = Fp2CallDev;  // MsmOptions::fp2_call: the bucket kernel's coordinates
 };
 
 template <class DFr>
@@ -757,26 +760,41 @@ typename C::Jacobian msm(DevicePool& pool, const DeviceBases<C>& bases, const vo
             otmp, ord_tmp, lk, lk_sorted, li, li_sorted, int(queued), 0, len_bits, s));
         order = li_sorted;
       }
-      BucketArgs<F> ba{pts, uniq, cnt, offs, nruns, order, max_runs, vals.Current(), cap, buckets};
-      if (merged) {
-        ba.big = big;
-        ba.chunk_off = chunk_off;
-        ba.nb = nb;
-        ba.total = total;
-        ba.partial = part.as<Xyzz>();
-      }
-      constexpr int kMinBlocks = DevCurve<C>::kBucketMinBlocks;
-      if constexpr (kMinBlocks > 0) {
-        constexpr int kThreads = DevCurve<C>::kBucketThreads;
-        if (opt.bounded_buckets)
-          bucket_kernel_bounded<F, kThreads, kMinBlocks>
-              <<<grid_for(queued, kThreads), kThreads, 0, s>>>(ba);
+      // The bucket kernel over coordinates FK (F, or DevCurve::FCall: the same layout).
+      auto launch_buckets = [&]<class FK>() {
+        static_assert(sizeof(AffinePoint<FK>) == sizeof(Affine) && sizeof(XyzzPoint<FK>) == sizeof(Xyzz));
+        BucketArgs<FK> ba{reinterpret_cast<const AffinePoint<FK>*>(pts), uniq, cnt, offs, nruns,
+                          order, max_runs, vals.Current(), cap,
+                          reinterpret_cast<XyzzPoint<FK>*>(buckets)};
+        if (merged) {
+          ba.big = big;
+          ba.chunk_off = chunk_off;
+          ba.nb = nb;
+          ba.total = total;
+          ba.partial = reinterpret_cast<XyzzPoint<FK>*>(part.as<Xyzz>());
+        }
+        constexpr int kMinBlocks = DevCurve<C>::kBucketMinBlocks;
+        if constexpr (kMinBlocks > 0) {
+          constexpr int kThreads = DevCurve<C>::kBucketThreads;
+          if (opt.bounded_buckets)
+            bucket_kernel_bounded<FK, kThreads, kMinBlocks>
+                <<<grid_for(queued, kThreads), kThreads, 0, s>>>(ba);
+          else
+            bucket_kernel<FK><<<grid_for(queued, 128), 128, 0, s>>>(ba);
+        } else {
+          bucket_kernel<FK><<<grid_for(queued, 128), 128, 0, s>>>(ba);
+        }
+        SPLITPROVE_CUDA_CHECK_LAUNCH();
+      };
+      using FCall = typename DevCurve<C>::FCall;
+      if constexpr (!std::is_same_v<FCall, F>) {
+        if (opt.fp2_call)
+          launch_buckets.template operator()<FCall>();
         else
-          bucket_kernel<F><<<grid_for(queued, 128), 128, 0, s>>>(ba);
+          launch_buckets.template operator()<F>();
       } else {
-        bucket_kernel<F><<<grid_for(queued, 128), 128, 0, s>>>(ba);
+        launch_buckets.template operator()<F>();
       }
-      SPLITPROVE_CUDA_CHECK_LAUNCH();
       if (!merged) find_big();
       if (nb) {
         if (!merged) {

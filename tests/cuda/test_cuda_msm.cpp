@@ -197,14 +197,20 @@ TYPED_TEST(GpuMsm, RunTablesAndWindowSegmentsAgree) {
         EXPECT_LE(st.window_segments, per_window) << what;
         if (!fit) EXPECT_EQ(per_window % st.window_segments, 0u) << what;
       }
-  // The bucket kernel bounded to more warps per SM (G2) or not: the same sums.
-  for (bool bounded : {true, false}) {
-    MsmOptions o;
-    o.bounded_buckets = bounded;
-    expect_matches_cpu<TypeParam>(6100, Mix::mixed, o, 950 + bounded, "bounded");
-    o.window_bits = 14;
-    expect_matches_cpu<TypeParam>(6100, Mix::random, o, 960 + bounded, "bounded c=14");
-  }
+  // The bucket kernel bounded to more warps per SM (G2) or not, its Fp2 products called whole
+  // (G2) or per base product: the same sums.
+  for (bool bounded : {true, false})
+    for (bool fp2_call : {true, false}) {
+      MsmOptions o;
+      o.bounded_buckets = bounded;
+      o.fp2_call = fp2_call;
+      const std::string what = std::string(bounded ? "bounded" : "unbounded") +
+                               (fp2_call ? " fp2 call" : " fp call");
+      expect_matches_cpu<TypeParam>(6100, Mix::mixed, o, 950 + 2 * bounded + fp2_call, what);
+      o.window_bits = 14;
+      expect_matches_cpu<TypeParam>(6100, Mix::random, o, 960 + 2 * bounded + fp2_call,
+                                    what + " c=14");
+    }
 }
 
 TYPED_TEST(GpuMsm, LargerRandom) {
