@@ -303,7 +303,8 @@ __global__ void bucket_kernel(const BucketArgs<F> a) {
 // (kThreads · kMinBlocks) registers), for a curve whose bucket kernel sits just above an
 // occupancy step (DevCurve::kBucketMinBlocks, kBucketThreads).
 template <class F, int kThreads, int kMinBlocks>
-__global__ void __launch_bounds__(kThreads, kMinBlocks) bucket_kernel_bounded(const BucketArgs<F> a) {
+__global__ void __launch_bounds__(kThreads, kMinBlocks)
+    bucket_kernel_bounded(const BucketArgs<F> a) {
   bucket_body<F>(a);
 }
 
@@ -762,7 +763,8 @@ typename C::Jacobian msm(DevicePool& pool, const DeviceBases<C>& bases, const vo
       }
       // The bucket kernel over coordinates FK (F, or DevCurve::FCall: the same layout).
       auto launch_buckets = [&]<class FK>() {
-        static_assert(sizeof(AffinePoint<FK>) == sizeof(Affine) && sizeof(XyzzPoint<FK>) == sizeof(Xyzz));
+        static_assert(sizeof(AffinePoint<FK>) == sizeof(Affine) &&
+                      sizeof(XyzzPoint<FK>) == sizeof(Xyzz));
         BucketArgs<FK> ba{reinterpret_cast<const AffinePoint<FK>*>(pts), uniq, cnt, offs, nruns,
                           order, max_runs, vals.Current(), cap,
                           reinterpret_cast<XyzzPoint<FK>*>(buckets)};

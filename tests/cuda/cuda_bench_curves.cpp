@@ -95,10 +95,10 @@ DeviceBases<C> bases(DevicePool& pool, size_t n) {
 
 // The MSM configurations measured: the default; with SPLITPROVE_MSM_AB=1 also the previous
 // default (cub's run-length encoded bucket table, power-of-two window segments, the chunk kernel
-// after the bucket kernel: dense_runs = fit_window_segments = merge_chunks = false, suffix _msm6) and the bucket kernel unbounded
-// (bounded_buckets = false, _unbounded; differs from the default only where the curve has a
-// bounded kernel: the G2s), and the G2 bucket kernel's Fp2 products called whole (fp2_call,
-// _fp2call).
+// after the bucket kernel: dense_runs = fit_window_segments = merge_chunks = false, suffix
+// _msm6), the bucket kernel unbounded (bounded_buckets = false, _unbounded; differs from the
+// default only where the curve has a bounded kernel: the G2s), and the G2 bucket kernel's Fp2
+// products called whole (fp2_call, _fp2call).
 std::vector<std::pair<std::string, MsmOptions>> msm_variants() {
   std::vector<std::pair<std::string, MsmOptions>> v{{"", MsmOptions{}}};
   const char* ab = std::getenv("SPLITPROVE_MSM_AB");

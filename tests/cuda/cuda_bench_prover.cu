@@ -171,7 +171,8 @@ void print_msm(const char* name, unsigned k, const char* mix, float ms, const Ms
   const double madds = double(st.windows) * double(st.tail);
   std::printf(
       "%s 2^%u %-7s %9.2f ms  zeros %zu ones %zu tail %zu  c=%u W=%u  ~%.0fM madd (%.2f "
-      "Gmadd/s) big %zu  phases: class %.2f ones %.2f sort %.2f buckets %.2f windows %.2f (%u segs)",
+      "Gmadd/s) big %zu  phases: class %.2f ones %.2f sort %.2f buckets %.2f windows %.2f "
+      "(%u segs)",
       name, k, mix, ms, st.zeros, st.ones, st.tail, st.window_bits, st.windows, madds / 1e6,
       madds / (ms / 1e3) / 1e9, st.big_runs, st.ms_classify, st.ms_ones, st.ms_sort, st.ms_buckets,
       st.ms_windows, st.window_segments);
