@@ -6,7 +6,7 @@
 # PTXAS_OUTPUT: nvcc's stderr with -Xptxas -v for one of src/cuda/msm_*.cu.
 import re,sys
 txt=open(sys.argv[1]).read().splitlines()
-names=['run_len_keys_kernel','bucket_kernel_bounded','bucket_kernel','chunk_kernel','chunk_tree_kernel','chunk_store_kernel','window_kernel','halve_kernel','ones_kernel','digits_kernel','classify_kernel','find_big_kernel','scatter_tail_kernel']
+names=['run_len_keys_kernel','run_bounds_kernel','dense_runs_kernel','chunk_len_keys_kernel','bucket_kernel_bounded','bucket_kernel','chunk_kernel','chunk_tree_kernel','chunk_store_kernel','window_kernel','halve_kernel','ones_kernel','digits_kernel','classify_kernel','find_big_kernel','scatter_tail_kernel']
 rows={};cur=None;fn=None
 for l in txt:
     m=re.search(r"Compiling entry function '([^']+)'",l)

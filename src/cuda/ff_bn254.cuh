@@ -51,6 +51,7 @@ using Fr = Mont<FrTraits>;
 using Fp = Mont<FpTraits>;
 using FpNoinline = Mont<FpTraits, false>;
 using Fp2NoinlineDev = Fp2Dev<FpNoinline>;
+using Fp2CallDev = Fp2Dev<FpNoinline, true>;
 static_assert(sizeof(Fr) == sizeof(bn254::Fr) && sizeof(Fp) == sizeof(bn254::Fp));
 static_assert(sizeof(Fp2NoinlineDev) == sizeof(bn254::Fp2));
 

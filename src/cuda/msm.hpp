@@ -34,9 +34,24 @@ struct MsmOptions {
   // true: the bucket kernel takes the runs longest first (a sort of the run lengths), so the lanes
   // of a warp sum buckets of nearly equal size; false: in key order. Same sums either way.
   bool balance = true;
-  // true: where the curve asks for it (BN254 G2), the bucket kernel compiled for 3 blocks of 128
-  // threads per SM instead of 2 (fewer registers, a small spill); false: the unbounded kernel.
+  // true: where the curve asks for it (the G2s), the bucket kernel compiled for 3 blocks of 128
+  // threads per SM instead of 2 (fewer registers, some spill); false: the unbounded kernel.
   bool bounded_buckets = true;
+  // true: the window phase runs as many segment threads as the GPU holds at once (one wave of
+  // window_kernel, from the occupancy query; segments of any length); false: segments of a power
+  // of two buckets, at least 2^15 threads (more than a wave when the window kernel holds few).
+  bool fit_window_segments = true;
+  // true: each bucket's entries found by a pass over the sorted keys (first and last index of every
+  // key, one dense table of W·2^(c-1) buckets, empty ones included); false: cub's run-length
+  // encoding and an exclusive sum (only the non-empty buckets). Same buckets either way.
+  bool dense_runs = true;
+  // true (with balance): the cap-sized chunks of the big runs join the bucket kernel's queue,
+  // sorted by length with the runs, so no separate chunk kernel runs after it with waves of its
+  // own; false: the chunk kernel after the bucket kernel.
+  bool merge_chunks = true;
+  // G2 only: true: the bucket kernel's Fp2 products and squares each called as one function (base
+  // products inline in it, ~10 calls per addition); false: each Fp product called (~28).
+  bool fp2_call = false;
 };
 
 struct MsmStats {
@@ -45,6 +60,7 @@ struct MsmStats {
   size_t big_runs = 0;  // buckets cut into chunks (skewed scalars, short top windows)
   // Device time of the phases (CUDA events on the call's stream), milliseconds.
   float ms_classify = 0, ms_ones = 0, ms_sort = 0, ms_buckets = 0, ms_windows = 0;
+  unsigned window_segments = 0;  // segments per window in the window phase
 };
 
 // The window size the cost model picks for `tail` Pippenger terms: the c that minimises

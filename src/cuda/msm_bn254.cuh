@@ -14,6 +14,8 @@ struct DevCurve<bn254::G1> {
   using Fr = bn254_dev::Fr;
   static constexpr const char* name = "cuda::msm<BN254 G1>";
   static constexpr int kBucketMinBlocks = 0;  // 112 registers: 4 blocks unbounded
+  static constexpr int kBucketThreads = 128;
+  using FCall = F;
 };
 // G2's bucket kernel takes 180 registers unbounded: 2 blocks of 128 threads (8 warps) per SM.
 // Bounded to 3 blocks it fits 168 registers with an 8-byte spill (ptxas, 2026-12-03): 12 warps.
@@ -23,6 +25,8 @@ struct DevCurve<bn254::G2> {
   using Fr = bn254_dev::Fr;
   static constexpr const char* name = "cuda::msm<BN254 G2>";
   static constexpr int kBucketMinBlocks = 3;
+  static constexpr int kBucketThreads = 128;
+  using FCall = bn254_dev::Fp2CallDev;
 };
 
 }  // namespace

@@ -5,7 +5,9 @@
 //   class    flags/pos (4n + 4n B), bitmap of ones (n/8 B), tail indices (4m B)
 //   digits   keys + vals and their sort double buffers (16·W·m B), cub scratch
 //   buckets  W·2^(c-1) XYZZ points, runs (unique key, count, offset: 12 B per bucket + 1)
-//   order    (MsmOptions::balance) run lengths and indices, sorted: 16 B per bucket + cub scratch
+//   order    (MsmOptions::balance) run lengths and indices, sorted: 16 B per bucket (and per
+//            chunk of a big run, merged) + cub scratch
+//   big      big runs, their chunk counts and offsets (12 B per bucket), chunk sums (per chunk)
 //   reduce   W·S segment sums, G ones partials
 // m = number of tail scalars, W windows of c bits, S segments per window.
 #include <algorithm>
@@ -14,6 +16,7 @@
 #include <cub/device/device_run_length_encode.cuh>
 #include <cub/device/device_scan.cuh>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "cuda/ec.cuh"
@@ -57,22 +60,30 @@ inline void get_field(const uint64_t* in, HF& x) {
 // Fr its scalars. BLS12-381's here; another curve's beside its instantiation (msm_<curve>_*.cu).
 template <class C>
 struct DevCurve;
-// kBucketMinBlocks: 0, or the blocks of 128 threads per SM the bucket kernel is also compiled
-// for (MsmOptions::bounded_buckets). Not for BLS12-381: G1 holds 3 blocks unbounded (152
-// registers), and G2 bounded to 3 blocks (168 registers) spills 1.6 KB (ptxas, 2026-12-03).
+// kBucketMinBlocks: 0, or the blocks of kBucketThreads threads per SM the bucket kernel is also
+// compiled for (MsmOptions::bounded_buckets). Not for BLS12-381 G1: it holds 3 blocks of 128
+// unbounded (152 registers).
 template <>
 struct DevCurve<bls12_381::G1> {
   using F = FpNoinline;
   using Fr = cuda::Fr;
   static constexpr const char* name = "cuda::msm<G1>";
   static constexpr int kBucketMinBlocks = 0;
+  static constexpr int kBucketThreads = 128;
+  using FCall = F;  // MsmOptions::fp2_call: nothing to change
 };
+// G2 unbounded takes 254 registers: 8 warps per SM. Bounded to 3 blocks of 128 (12 warps) it
+// takes 168 registers and spills 1.6 KB (ptxas, 2026-12-03). 5 blocks of 64 (10 warps) get the
+// same 168 registers and spill, not 200: an SM's registers are 4 quarter files of 16K, and 10
+// warps put 3 on some quarter.
 template <>
 struct DevCurve<bls12_381::G2> {
   using F = Fp2NoinlineDev;
   using Fr = cuda::Fr;
   static constexpr const char* name = "cuda::msm<G2>";
-  static constexpr int kBucketMinBlocks = 0;
+  static constexpr int kBucketMinBlocks = 3;
+  static constexpr int kBucketThreads = 128;
+  using FCall = Fp2CallDev;  // MsmOptions::fp2_call: the bucket kernel's coordinates
 };
 
 template <class DFr>
@@ -191,52 +202,123 @@ __global__ void run_len_keys_kernel(const uint32_t* unique, const uint32_t* coun
   }
 }
 
-// One thread per run of equal keys (a bucket) of at most `cap` entries: B_key = Σ ±bases.
-// Longer runs are left to chunk_kernel. order: null (thread i takes run i), or a permutation of
-// 0..max_runs-1 (thread i takes run order[i]; entries >= the run count are skipped).
+// The dense run table (MsmOptions::dense_runs), step 1: over the sorted keys, the first index of
+// each key goes to begin[key], one past its last to end[key] (both zeroed before: empty buckets
+// keep 0, 0). Zero digits (the sentinel key, sorted last) are skipped.
+__global__ void run_bounds_kernel(const uint32_t* keys, uint32_t items, uint32_t* begin,
+                                  uint32_t* end) {
+  for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < items;
+       i += gridDim.x * blockDim.x) {
+    const uint32_t k = keys[i];
+    if (k == kSentinel) continue;
+    if (i == 0 || keys[i - 1] != k) begin[k] = i;
+    if (i + 1 == items || keys[i + 1] != k) end[k] = i + 1;
+  }
+}
+
+// Step 2: run r is bucket r (unique[r] = r), counts[r] = end - begin (counts holds end on entry,
+// offsets holds begin), and the number of runs is the number of buckets.
+__global__ void dense_runs_kernel(uint32_t buckets, uint32_t* unique, uint32_t* counts,
+                                  const uint32_t* offsets, uint32_t* num_runs) {
+  for (uint32_t r = blockIdx.x * blockDim.x + threadIdx.x; r < buckets;
+       r += gridDim.x * blockDim.x) {
+    unique[r] = r;
+    counts[r] -= offsets[r];
+  }
+  if (blockIdx.x == 0 && threadIdx.x == 0) *num_runs = buckets;
+}
+
+// The big run a chunk q belongs to: the last i < nb with chunk_off[i] <= q (chunk_off: exclusive
+// sums of the big runs' chunk counts).
+__device__ __forceinline__ uint32_t chunk_run(const uint32_t* chunk_off, uint32_t nb, uint32_t q) {
+  uint32_t lo = 0, hi = nb;
+  while (hi - lo > 1) {
+    const uint32_t mid = (lo + hi) / 2;
+    if (chunk_off[mid] <= q)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+// What the bucket kernel reads and writes. order: null (thread i takes run i), or a permutation
+// of 0..max_runs-1 (thread i takes run order[i]; entries >= the run count are skipped) followed,
+// when the big runs' chunks are merged in (MsmOptions::merge_chunks), by max_runs + q for each of
+// their `total` chunks q: chunk q's sum goes to partial[q].
 template <class F>
-__device__ __forceinline__ void bucket_body(const AffinePoint<F>* bases, const uint32_t* unique,
-                                            const uint32_t* counts, const uint32_t* offsets,
-                                            const uint32_t* num_runs, const uint32_t* order,
-                                            uint32_t max_runs, const uint32_t* vals, uint32_t cap,
-                                            XyzzPoint<F>* buckets) {
-  const uint32_t runs = *num_runs;
-  const uint32_t threads_end = order ? max_runs : runs;
+struct BucketArgs {
+  const AffinePoint<F>* bases;
+  const uint32_t *unique, *counts, *offsets, *num_runs, *order;
+  uint32_t max_runs;
+  const uint32_t* vals;
+  uint32_t cap;
+  XyzzPoint<F>* buckets;
+  const uint32_t *big = nullptr, *chunk_off = nullptr;  // merged chunks only
+  uint32_t nb = 0, total = 0;
+  XyzzPoint<F>* partial = nullptr;
+};
+
+// One thread per run of equal keys (a bucket) of at most `cap` entries: B_key = Σ ±bases; and,
+// merged, one per cap-sized chunk of a longer run. Unmerged, longer runs are left to chunk_kernel.
+template <class F>
+__device__ __forceinline__ void bucket_body(const BucketArgs<F>& a) {
+  const uint32_t runs = *a.num_runs;
+  const uint32_t threads_end = a.order ? a.max_runs + a.total : runs;
   for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < threads_end;
        i += gridDim.x * blockDim.x) {
-    const uint32_t r = order ? order[i] : i;
-    if (r >= runs) continue;
-    const uint32_t key = unique[r], count = counts[r];
-    if (key == kSentinel || count > cap) continue;
+    const uint32_t r = a.order ? a.order[i] : i;
+    uint32_t j, end;
+    XyzzPoint<F>* out;
+    if (r < a.max_runs) {
+      if (r >= runs) continue;
+      const uint32_t key = a.unique[r], count = a.counts[r];
+      // count 0: an empty bucket of the dense table, already infinity (the buckets are zeroed).
+      if (key == kSentinel || count == 0 || count > a.cap) continue;
+      j = a.offsets[r];
+      end = j + count;
+      out = a.buckets + key;
+    } else {
+      const uint32_t q = r - a.max_runs, b = chunk_run(a.chunk_off, a.nb, q), rr = a.big[b];
+      j = a.offsets[rr] + (q - a.chunk_off[b]) * a.cap;
+      end = min(j + a.cap, a.offsets[rr] + a.counts[rr]);
+      out = a.partial + q;
+    }
     XyzzPoint<F> acc = XyzzPoint<F>::infinity();
-    const uint32_t end = offsets[r] + count;
-    for (uint32_t j = offsets[r]; j < end; ++j) {
-      const uint32_t v = vals[j];
-      AffinePoint<F> p = load_affine<F>(bases + (v >> 1));
+    for (; j < end; ++j) {
+      const uint32_t v = a.vals[j];
+      AffinePoint<F> p = load_affine<F>(a.bases + (v >> 1));
       if (v & 1) p = -p;
       acc += p;
     }
-    acc.store(buckets + key);
+    acc.store(out);
   }
 }
 
 template <class F>
-__global__ void bucket_kernel(const AffinePoint<F>* bases, const uint32_t* unique,
-                              const uint32_t* counts, const uint32_t* offsets,
-                              const uint32_t* num_runs, const uint32_t* order, uint32_t max_runs,
-                              const uint32_t* vals, uint32_t cap, XyzzPoint<F>* buckets) {
-  bucket_body<F>(bases, unique, counts, offsets, num_runs, order, max_runs, vals, cap, buckets);
+__global__ void bucket_kernel(const BucketArgs<F> a) {
+  bucket_body<F>(a);
 }
-// The same kernel compiled for kMinBlocks blocks of 128 threads per SM (at most 65536 / (128 ·
-// kMinBlocks) registers), for a curve whose bucket kernel sits just above a block boundary
-// (DevCurve::kBucketMinBlocks).
-template <class F, int kMinBlocks>
-__global__ void __launch_bounds__(128, kMinBlocks)
-    bucket_kernel_bounded(const AffinePoint<F>* bases, const uint32_t* unique,
-                          const uint32_t* counts, const uint32_t* offsets,
-                          const uint32_t* num_runs, const uint32_t* order, uint32_t max_runs,
-                          const uint32_t* vals, uint32_t cap, XyzzPoint<F>* buckets) {
-  bucket_body<F>(bases, unique, counts, offsets, num_runs, order, max_runs, vals, cap, buckets);
+// The same kernel compiled for kMinBlocks blocks of kThreads threads per SM (at most 65536 /
+// (kThreads · kMinBlocks) registers), for a curve whose bucket kernel sits just above an
+// occupancy step (DevCurve::kBucketMinBlocks, kBucketThreads).
+template <class F, int kThreads, int kMinBlocks>
+__global__ void __launch_bounds__(kThreads, kMinBlocks)
+    bucket_kernel_bounded(const BucketArgs<F> a) {
+  bucket_body<F>(a);
+}
+
+// The balanced order's keys of the merged chunks (after run_len_keys_kernel's max_runs keys):
+// key[q] = chunk q's length, idx[q] = max_runs + q.
+__global__ void chunk_len_keys_kernel(const uint32_t* counts, const uint32_t* big,
+                                      const uint32_t* chunk_off, uint32_t nb, uint32_t total,
+                                      uint32_t cap, uint32_t max_runs, uint32_t* key,
+                                      uint32_t* idx) {
+  for (uint32_t q = blockIdx.x * blockDim.x + threadIdx.x; q < total; q += gridDim.x * blockDim.x) {
+    const uint32_t b = chunk_run(chunk_off, nb, q);
+    key[q] = min(cap, counts[big[b]] - (q - chunk_off[b]) * cap);
+    idx[q] = max_runs + q;
+  }
 }
 
 // Runs longer than `cap` (skewed scalars: many equal values, or a top window with few buckets):
@@ -329,18 +411,20 @@ __device__ XyzzPoint<F> mul_small(const XyzzPoint<F>& p, uint32_t k) {
   return acc;
 }
 
-// Segment g = (window w, segment s) of `len` buckets from lo = s·len: Σ_(b in seg) (b+1)·B_b by
+// Segment g = (window w, segment s) of `segs` per window, buckets lo = s·P/segs up to (s+1)·P/segs
+// (P = per_window; a power-of-two segment length when segs divides P): Σ_(b in seg) (b+1)·B_b by
 // the running sum from the top (Σ (b-lo+1)·B_b) plus lo·Σ B_b.
 template <class F>
-__global__ void window_kernel(const XyzzPoint<F>* buckets, uint32_t per_window, uint32_t len,
+__global__ void window_kernel(const XyzzPoint<F>* buckets, uint32_t per_window, uint32_t segs,
                               uint32_t segs_total, XyzzPoint<F>* out) {
-  const uint32_t segs = per_window / len;
   for (uint32_t g = blockIdx.x * blockDim.x + threadIdx.x; g < segs_total;
        g += gridDim.x * blockDim.x) {
-    const uint32_t w = g / segs, lo = (g % segs) * len;
+    const uint32_t w = g / segs, sg = g % segs;
+    const uint32_t lo = uint32_t(uint64_t(sg) * per_window / segs);
+    const uint32_t hi = uint32_t(uint64_t(sg + 1) * per_window / segs);
     const XyzzPoint<F>* b = buckets + size_t(w) * per_window;
     XyzzPoint<F> run = XyzzPoint<F>::infinity(), sum = XyzzPoint<F>::infinity();
-    for (uint32_t k = lo + len; k-- > lo;) {
+    for (uint32_t k = hi; k-- > lo;) {
       run += XyzzPoint<F>::load(b + k);
       sum += run;
     }
@@ -580,10 +664,21 @@ typename C::Jacobian msm(DevicePool& pool, const DeviceBases<C>& bases, const vo
       SPLITPROVE_CUDA_CHECK(
           cub::DeviceRadixSort::SortPairs(t2, sort_tmp, keys, vals, int(items), 0, key_bits, s));
       SPLITPROVE_CUDA_CHECK(cudaMemsetAsync(cnt, 0, size_t(max_runs) * 4, s));
-      SPLITPROVE_CUDA_CHECK(cub::DeviceRunLengthEncode::Encode(t2, rle_tmp, keys.Current(), uniq,
-                                                               cnt, nruns, int(items), s));
-      SPLITPROVE_CUDA_CHECK(
-          cub::DeviceScan::ExclusiveSum(t2, off_tmp, cnt, offs, int(max_runs), s));
+      if (opt.dense_runs) {
+        // Run r = bucket r for every r < W·2^(c-1), empty or not (max_runs - 1 runs).
+        SPLITPROVE_CUDA_CHECK(cudaMemsetAsync(offs, 0, size_t(max_runs) * 4, s));
+        run_bounds_kernel<<<grid_for(items, 256), 256, 0, s>>>(keys.Current(), uint32_t(items),
+                                                               offs, cnt);
+        SPLITPROVE_CUDA_CHECK_LAUNCH();
+        dense_runs_kernel<<<grid_for(max_runs - 1, 256), 256, 0, s>>>(max_runs - 1, uniq, cnt,
+                                                                      offs, nruns);
+        SPLITPROVE_CUDA_CHECK_LAUNCH();
+      } else {
+        SPLITPROVE_CUDA_CHECK(cub::DeviceRunLengthEncode::Encode(t2, rle_tmp, keys.Current(), uniq,
+                                                                 cnt, nruns, int(items), s));
+        SPLITPROVE_CUDA_CHECK(
+            cub::DeviceScan::ExclusiveSum(t2, off_tmp, cnt, offs, int(max_runs), s));
+      }
       ev.mark(3, s);
 
       bk = pool.allocate(size_t(W) * per_window * sizeof(Xyzz), mem::Tag::gpu);
@@ -595,76 +690,120 @@ typename C::Jacobian msm(DevicePool& pool, const DeviceBases<C>& bases, const vo
       // chunks of `cap` entries, one thread each, whose partial sums are added per bucket.
       const uint32_t cap = std::max<uint32_t>(
           64, uint32_t(std::min<size_t>(4 * items / (size_t(W) * per_window), size_t(1) << 30)));
+      // The big runs: their indices, chunk counts and chunk offsets (exclusive sums). Found
+      // before the bucket kernel when their chunks join its queue (merged), else after it.
+      const bool merged = opt.balance && opt.merge_chunks;
+      uint32_t* big = nullptr;
+      uint32_t* chunks = nullptr;
+      uint32_t* chunk_off = nullptr;
+      uint32_t nb = 0, total = 0;
+      auto find_big = [&] {
+        size_t big_tmp = 0;
+        SPLITPROVE_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, big_tmp, (uint32_t*)nullptr,
+                                                            (uint32_t*)nullptr, int(max_runs), s));
+        bigb = pool.allocate(
+            3 * carve_size(max_runs, 4) + carve_size(1, 4) + carve_size(big_tmp, 1), mem::Tag::gpu);
+        size_t boff = 0;
+        big = carve<uint32_t>(bigb, boff, max_runs);
+        chunks = carve<uint32_t>(bigb, boff, max_runs);
+        chunk_off = carve<uint32_t>(bigb, boff, max_runs);
+        uint32_t* nbig = carve<uint32_t>(bigb, boff, 1);
+        void* btmp = carve<char>(bigb, boff, big_tmp);
+        SPLITPROVE_CUDA_CHECK(cudaMemsetAsync(nbig, 0, 4, s));
+        find_big_kernel<<<grid_for(max_runs, 256), 256, 0, s>>>(uniq, cnt, nruns, cap, big, chunks,
+                                                                nbig);
+        SPLITPROVE_CUDA_CHECK_LAUNCH();
+        SPLITPROVE_CUDA_CHECK(cudaMemcpyAsync(&nb, nbig, 4, cudaMemcpyDeviceToHost, s));
+        SPLITPROVE_CUDA_CHECK(cudaStreamSynchronize(s));
+        st.big_runs = nb;
+        if (nb) {
+          SPLITPROVE_CUDA_CHECK(
+              cub::DeviceScan::ExclusiveSum(btmp, big_tmp, chunks, chunk_off, int(nb), s));
+          uint32_t last[2] = {0, 0};
+          SPLITPROVE_CUDA_CHECK(
+              cudaMemcpyAsync(&last[0], chunk_off + nb - 1, 4, cudaMemcpyDeviceToHost, s));
+          SPLITPROVE_CUDA_CHECK(
+              cudaMemcpyAsync(&last[1], chunks + nb - 1, 4, cudaMemcpyDeviceToHost, s));
+          SPLITPROVE_CUDA_CHECK(cudaStreamSynchronize(s));
+          total = last[0] + last[1];
+          part = pool.allocate(size_t(total) * sizeof(Xyzz), mem::Tag::gpu);
+        }
+      };
+      if (merged) find_big();
+
       // Balanced order (opt.balance): the runs sorted by length, longest first (see
-      // run_len_keys_kernel). One radix pass or two: the keys are at most `cap`.
+      // run_len_keys_kernel), and, merged, the big runs' chunks among them. One radix pass or
+      // two: the keys are at most `cap`.
       const uint32_t* order = nullptr;
+      const uint32_t queued = merged ? max_runs + total : max_runs;
       if (opt.balance) {
         const int len_bits = int(32 - __builtin_clz(cap));
         size_t ord_tmp = 0;
         SPLITPROVE_CUDA_CHECK(cub::DeviceRadixSort::SortPairsDescending(
             nullptr, ord_tmp, (const uint32_t*)nullptr, (uint32_t*)nullptr,
-            (const uint32_t*)nullptr, (uint32_t*)nullptr, int(max_runs), 0, len_bits, s));
-        ord = pool.allocate(4 * carve_size(max_runs, 4) + carve_size(ord_tmp, 1), mem::Tag::gpu);
+            (const uint32_t*)nullptr, (uint32_t*)nullptr, int(queued), 0, len_bits, s));
+        ord = pool.allocate(4 * carve_size(queued, 4) + carve_size(ord_tmp, 1), mem::Tag::gpu);
         size_t ooff = 0;
-        uint32_t* lk = carve<uint32_t>(ord, ooff, max_runs);
-        uint32_t* lk_sorted = carve<uint32_t>(ord, ooff, max_runs);
-        uint32_t* li = carve<uint32_t>(ord, ooff, max_runs);
-        uint32_t* li_sorted = carve<uint32_t>(ord, ooff, max_runs);
+        uint32_t* lk = carve<uint32_t>(ord, ooff, queued);
+        uint32_t* lk_sorted = carve<uint32_t>(ord, ooff, queued);
+        uint32_t* li = carve<uint32_t>(ord, ooff, queued);
+        uint32_t* li_sorted = carve<uint32_t>(ord, ooff, queued);
         void* otmp = carve<char>(ord, ooff, ord_tmp);
         run_len_keys_kernel<<<grid_for(max_runs, 256), 256, 0, s>>>(uniq, cnt, nruns, cap,
                                                                     max_runs, lk, li);
         SPLITPROVE_CUDA_CHECK_LAUNCH();
+        if (merged && total) {
+          chunk_len_keys_kernel<<<grid_for(total, 256), 256, 0, s>>>(
+              cnt, big, chunk_off, nb, total, cap, max_runs, lk + max_runs, li + max_runs);
+          SPLITPROVE_CUDA_CHECK_LAUNCH();
+        }
         SPLITPROVE_CUDA_CHECK(cub::DeviceRadixSort::SortPairsDescending(
-            otmp, ord_tmp, lk, lk_sorted, li, li_sorted, int(max_runs), 0, len_bits, s));
+            otmp, ord_tmp, lk, lk_sorted, li, li_sorted, int(queued), 0, len_bits, s));
         order = li_sorted;
       }
-      constexpr int kMinBlocks = DevCurve<C>::kBucketMinBlocks;
-      if constexpr (kMinBlocks > 0) {
-        if (opt.bounded_buckets)
-          bucket_kernel_bounded<F, kMinBlocks><<<grid_for(max_runs, 128), 128, 0, s>>>(
-              pts, uniq, cnt, offs, nruns, order, max_runs, vals.Current(), cap, buckets);
-        else
-          bucket_kernel<F><<<grid_for(max_runs, 128), 128, 0, s>>>(
-              pts, uniq, cnt, offs, nruns, order, max_runs, vals.Current(), cap, buckets);
-      } else {
-        bucket_kernel<F><<<grid_for(max_runs, 128), 128, 0, s>>>(
-            pts, uniq, cnt, offs, nruns, order, max_runs, vals.Current(), cap, buckets);
-      }
-      SPLITPROVE_CUDA_CHECK_LAUNCH();
-      // The big runs: their indices, chunk counts and chunk offsets (exclusive sums).
-      size_t big_tmp = 0;
-      SPLITPROVE_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, big_tmp, (uint32_t*)nullptr,
-                                                          (uint32_t*)nullptr, int(max_runs), s));
-      bigb = pool.allocate(3 * carve_size(max_runs, 4) + carve_size(1, 4) + carve_size(big_tmp, 1),
-                           mem::Tag::gpu);
-      size_t boff = 0;
-      uint32_t* big = carve<uint32_t>(bigb, boff, max_runs);
-      uint32_t* chunks = carve<uint32_t>(bigb, boff, max_runs);
-      uint32_t* chunk_off = carve<uint32_t>(bigb, boff, max_runs);
-      uint32_t* nbig = carve<uint32_t>(bigb, boff, 1);
-      void* btmp = carve<char>(bigb, boff, big_tmp);
-      SPLITPROVE_CUDA_CHECK(cudaMemsetAsync(nbig, 0, 4, s));
-      find_big_kernel<<<grid_for(max_runs, 256), 256, 0, s>>>(uniq, cnt, nruns, cap, big, chunks,
-                                                              nbig);
-      SPLITPROVE_CUDA_CHECK_LAUNCH();
-      uint32_t nb = 0;
-      SPLITPROVE_CUDA_CHECK(cudaMemcpyAsync(&nb, nbig, 4, cudaMemcpyDeviceToHost, s));
-      SPLITPROVE_CUDA_CHECK(cudaStreamSynchronize(s));
-      st.big_runs = nb;
-      if (nb) {
-        SPLITPROVE_CUDA_CHECK(
-            cub::DeviceScan::ExclusiveSum(btmp, big_tmp, chunks, chunk_off, int(nb), s));
-        uint32_t last[2] = {0, 0};
-        SPLITPROVE_CUDA_CHECK(
-            cudaMemcpyAsync(&last[0], chunk_off + nb - 1, 4, cudaMemcpyDeviceToHost, s));
-        SPLITPROVE_CUDA_CHECK(
-            cudaMemcpyAsync(&last[1], chunks + nb - 1, 4, cudaMemcpyDeviceToHost, s));
-        SPLITPROVE_CUDA_CHECK(cudaStreamSynchronize(s));
-        const uint32_t total = last[0] + last[1];
-        part = pool.allocate(size_t(total) * sizeof(Xyzz), mem::Tag::gpu);
-        chunk_kernel<F><<<grid_for(total, 128), 128, 0, s>>>(
-            pts, cnt, offs, vals.Current(), big, chunk_off, nb, total, cap, part.as<Xyzz>());
+      // The bucket kernel over coordinates FK (F, or DevCurve::FCall: the same layout).
+      auto launch_buckets = [&]<class FK>() {
+        static_assert(sizeof(AffinePoint<FK>) == sizeof(Affine) &&
+                      sizeof(XyzzPoint<FK>) == sizeof(Xyzz));
+        BucketArgs<FK> ba{reinterpret_cast<const AffinePoint<FK>*>(pts), uniq, cnt, offs, nruns,
+                          order, max_runs, vals.Current(), cap,
+                          reinterpret_cast<XyzzPoint<FK>*>(buckets)};
+        if (merged) {
+          ba.big = big;
+          ba.chunk_off = chunk_off;
+          ba.nb = nb;
+          ba.total = total;
+          ba.partial = reinterpret_cast<XyzzPoint<FK>*>(part.as<Xyzz>());
+        }
+        constexpr int kMinBlocks = DevCurve<C>::kBucketMinBlocks;
+        if constexpr (kMinBlocks > 0) {
+          constexpr int kThreads = DevCurve<C>::kBucketThreads;
+          if (opt.bounded_buckets)
+            bucket_kernel_bounded<FK, kThreads, kMinBlocks>
+                <<<grid_for(queued, kThreads), kThreads, 0, s>>>(ba);
+          else
+            bucket_kernel<FK><<<grid_for(queued, 128), 128, 0, s>>>(ba);
+        } else {
+          bucket_kernel<FK><<<grid_for(queued, 128), 128, 0, s>>>(ba);
+        }
         SPLITPROVE_CUDA_CHECK_LAUNCH();
+      };
+      using FCall = typename DevCurve<C>::FCall;
+      if constexpr (!std::is_same_v<FCall, F>) {
+        if (opt.fp2_call)
+          launch_buckets.template operator()<FCall>();
+        else
+          launch_buckets.template operator()<F>();
+      } else {
+        launch_buckets.template operator()<F>();
+      }
+      if (!merged) find_big();
+      if (nb) {
+        if (!merged) {
+          chunk_kernel<F><<<grid_for(total, 128), 128, 0, s>>>(
+              pts, cnt, offs, vals.Current(), big, chunk_off, nb, total, cap, part.as<Xyzz>());
+          SPLITPROVE_CUDA_CHECK_LAUNCH();
+        }
         for (uint32_t d = 1; d < total; d *= 2) {  // a run has at most `total` chunks
           chunk_tree_kernel<F><<<grid_for(total, 128), 128, 0, s>>>(part.as<Xyzz>(), chunks,
                                                                     chunk_off, nb, total, d);
@@ -676,14 +815,29 @@ typename C::Jacobian msm(DevicePool& pool, const DeviceBases<C>& bases, const vo
       }
       ev.mark(4, s);
 
-      // Segments of len buckets: about 2^15 threads or more, len a power of two.
-      uint32_t len = per_window;
-      while (len > 16 && size_t(W) * (per_window / len) < (size_t(1) << 15)) len /= 2;
-      const uint32_t segs = per_window / len;
+      uint32_t segs = 0;
+      if (opt.fit_window_segments) {
+        // One wave: as many segment threads as the GPU holds at once (W·segs of them), segments
+        // of at least 8 buckets. A second, partly filled wave would double the phase: every
+        // thread's additions form one serial chain.
+        int dev = 0, sms = 0, per_sm = 0;
+        SPLITPROVE_CUDA_CHECK(cudaGetDevice(&dev));
+        SPLITPROVE_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+        SPLITPROVE_CUDA_CHECK(
+            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, window_kernel<F>, 64, 0));
+        const size_t wave = size_t(std::max(sms, 1)) * size_t(std::max(per_sm, 1)) * 64;
+        segs = uint32_t(std::clamp<size_t>(wave / W, 1, std::max<uint32_t>(per_window / 8, 1)));
+      } else {
+        // Segments of len buckets: about 2^15 threads or more, len a power of two.
+        uint32_t len = per_window;
+        while (len > 16 && size_t(W) * (per_window / len) < (size_t(1) << 15)) len /= 2;
+        segs = per_window / len;
+      }
+      st.window_segments = segs;
       wb = pool.allocate(size_t(W) * segs * sizeof(Xyzz), mem::Tag::gpu);
       Xyzz* wsum = wb.as<Xyzz>();
       window_kernel<F>
-          <<<grid_for(size_t(W) * segs, 64), 64, 0, s>>>(buckets, per_window, len, W * segs, wsum);
+          <<<grid_for(size_t(W) * segs, 64), 64, 0, s>>>(buckets, per_window, segs, W * segs, wsum);
       SPLITPROVE_CUDA_CHECK_LAUNCH();
       reduce_segments<F>(wsum, W, segs, s);
       ev.mark(5, s);

@@ -11,8 +11,9 @@
 // which points it adds, only on how many and on the scalars; a repeated base meets itself in a
 // bucket about once per window, a negligible share of doublings). Scalars: host random, uploaded.
 // Output: one line per figure, and RESULT lines (curve, what, log2 n, ms) for scripts.
-// SPLITPROVE_MSM_AB=1: each MSM also with the bucket kernel in key order (_keyorder) and
-// unbounded (_unbounded), right after the default on the same data (see msm_variants).
+// SPLITPROVE_MSM_AB=1: each MSM also as before the dense bucket table, the one-wave window
+// segments and the merged chunks (_msm6), and unbounded (_unbounded), right after the default on
+// the same data (see msm_variants).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -92,18 +93,26 @@ DeviceBases<C> bases(DevicePool& pool, size_t n) {
   return DeviceBases<C>(std::move(blk), n);
 }
 
-// The MSM configurations measured: the default; with SPLITPROVE_MSM_AB=1 also the bucket kernel
-// in key order (balance = false, suffix _keyorder) and unbounded (bounded_buckets = false,
-// _unbounded; differs from the default only where the curve has a bounded kernel: BN254 G2).
+// The MSM configurations measured: the default; with SPLITPROVE_MSM_AB=1 also the previous
+// default (cub's run-length encoded bucket table, power-of-two window segments, the chunk kernel
+// after the bucket kernel: dense_runs = fit_window_segments = merge_chunks = false, suffix
+// _msm6), the bucket kernel unbounded (bounded_buckets = false, _unbounded; differs from the
+// default only where the curve has a bounded kernel: the G2s), and the G2 bucket kernel's Fp2
+// products called whole (fp2_call, _fp2call).
 std::vector<std::pair<std::string, MsmOptions>> msm_variants() {
   std::vector<std::pair<std::string, MsmOptions>> v{{"", MsmOptions{}}};
   const char* ab = std::getenv("SPLITPROVE_MSM_AB");
   if (ab && std::string(ab) == "1") {
-    MsmOptions key_order, unbounded;
-    key_order.balance = false;
+    MsmOptions prev, unbounded;
+    prev.dense_runs = false;
+    prev.fit_window_segments = false;
+    prev.merge_chunks = false;
     unbounded.bounded_buckets = false;
-    v.emplace_back("_keyorder", key_order);
+    v.emplace_back("_msm6", prev);
     v.emplace_back("_unbounded", unbounded);
+    MsmOptions fp2_call;  // differs from the default only for the G2s
+    fp2_call.fp2_call = true;
+    v.emplace_back("_fp2call", fp2_call);
   }
   return v;
 }

@@ -13,8 +13,11 @@
 //   g1       G1 MSM, bases resident, random full-width scalars (the sppark comparison) and a
 //            Groth16-like witness (40% 0, 35% 1, 25% random: the split), 2^20..2^max
 //   g2       G2 MSM, random scalars and the witness mix, 2^20 and 2^22
-//            (g1, g2: with SPLITPROVE_MSM_AB=1 each MSM is measured again with the bucket kernel
-//            in key order, MsmOptions::balance = false, printed as g1-keyorder / g2-keyorder)
+//            (g1, g2: with SPLITPROVE_MSM_AB=1 each MSM is measured again as before the dense
+//            bucket table, the one-wave window segments, the merged chunks and the bounded G2
+//            bucket kernel: MsmOptions::dense_runs = fit_window_segments = merge_chunks =
+//            bounded_buckets = false, printed as g1-msm6 / g2-msm6; and G2 with
+//            MsmOptions::fp2_call, printed as g2-fp2call)
 //   part     one 2^24 partition: H step + H MSM (G1, Montgomery scalars from the NTT) + A, B1, C
 //            MSMs (G1) + B2 (G2) over the witness mix; wall clock, all on one stream
 // MSM times are host wall clock around the whole call (classification, sort, buckets, reduction,
@@ -168,30 +171,41 @@ void print_msm(const char* name, unsigned k, const char* mix, float ms, const Ms
   const double madds = double(st.windows) * double(st.tail);
   std::printf(
       "%s 2^%u %-7s %9.2f ms  zeros %zu ones %zu tail %zu  c=%u W=%u  ~%.0fM madd (%.2f "
-      "Gmadd/s) big %zu  phases: class %.2f ones %.2f sort %.2f buckets %.2f windows %.2f",
+      "Gmadd/s) big %zu  phases: class %.2f ones %.2f sort %.2f buckets %.2f windows %.2f "
+      "(%u segs)",
       name, k, mix, ms, st.zeros, st.ones, st.tail, st.window_bits, st.windows, madds / 1e6,
       madds / (ms / 1e3) / 1e9, st.big_runs, st.ms_classify, st.ms_ones, st.ms_sort, st.ms_buckets,
-      st.ms_windows);
+      st.ms_windows, st.window_segments);
   ratio(ms, peer);
   std::printf("RESULT %s log2_n=%u mix=%s ms=%.3f c=%u tail=%zu\n", name, k, mix, ms,
               st.window_bits, st.tail);
 }
 
-// The MSM configurations measured: the default; with SPLITPROVE_MSM_AB=1 also the bucket kernel
-// in key order (MsmOptions::balance = false), each right after the default on the same scalars,
-// so one run compares the two.
+// The MSM configurations measured: the default; with SPLITPROVE_MSM_AB=1 also the previous
+// default (MsmOptions::dense_runs = fit_window_segments = merge_chunks = bounded_buckets = false:
+// cub's run-length encoded bucket table, in the sort phase; power-of-two window segments, in the
+// window phase; the big runs' chunk kernel after the bucket kernel and G2's bucket kernel
+// unbounded, in the bucket phase), each right after the default on the same scalars, so one run
+// compares the two phase by phase; and, G2 only, the default with MsmOptions::fp2_call
+// (g2-fp2call: the bucket kernel's Fp2 products called whole).
 struct MsmVariant {
   MsmOptions opt;
-  const char* g1;
+  const char* g1;  // null: not measured for G1
   const char* g2;
 };
 std::vector<MsmVariant> msm_variants() {
   std::vector<MsmVariant> v{{MsmOptions{}, "g1", "g2"}};
   const char* ab = std::getenv("SPLITPROVE_MSM_AB");
   if (ab && std::strcmp(ab, "1") == 0) {
-    MsmOptions key_order;
-    key_order.balance = false;
-    v.push_back({key_order, "g1-keyorder", "g2-keyorder"});
+    MsmOptions prev;
+    prev.dense_runs = false;
+    prev.fit_window_segments = false;
+    prev.merge_chunks = false;
+    prev.bounded_buckets = false;
+    v.push_back({prev, "g1-msm6", "g2-msm6"});
+    MsmOptions fp2_call;  // G2 only: the Fp2 product called whole (default otherwise)
+    fp2_call.fp2_call = true;
+    v.push_back({fp2_call, nullptr, "g2-fp2call"});
   }
   return v;
 }
@@ -288,6 +302,7 @@ int main(int argc, char** argv) {
           fill_scalars<<<grid_for(n, 256), 256>>>(sc.as<Fr>(), n, 77 + k, kind);
           SPLITPROVE_CUDA_CHECK(cudaDeviceSynchronize());
           for (const MsmVariant& v : msm_variants()) {
+            if (!v.g1) continue;
             MsmStats st;
             const float ms = wall_ms(
                 [&] { msm<HG1>(pool, bases, sc.get(), n, ScalarForm::canonical, v.opt, &st, s); },

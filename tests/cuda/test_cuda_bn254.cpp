@@ -256,7 +256,7 @@ TYPED_TEST(GpuMsmBn254, WindowSizesAndUnsplit) {
 }
 
 // The bucket kernel's variants give the same sums: runs longest first or in key order, and (G2)
-// the kernel bounded to 3 blocks per SM or not.
+// the kernel bounded to 3 blocks per SM or not, its Fp2 products called whole or not.
 TYPED_TEST(GpuMsmBn254, BucketKernelVariantsAgree) {
   SPLITPROVE_REQUIRE_GPU();
   for (bool balance : {true, false})
@@ -264,10 +264,22 @@ TYPED_TEST(GpuMsmBn254, BucketKernelVariantsAgree) {
       MsmOptions o;
       o.balance = balance;
       o.bounded_buckets = bounded;
+      o.fp2_call = balance != bounded;
       expect_matches_cpu<TypeParam>(5000 + 2 * balance + bounded, Mix::mixed, o,
                                     600 + 2 * balance + bounded);
       o.window_bits = 14;  // big runs beside small ones
       expect_matches_cpu<TypeParam>(7000, Mix::random, o, 700 + 2 * balance + bounded);
+    }
+  // The bucket table (dense or run-length encoded) and the window segments (one wave or powers of
+  // two) in every combination.
+  for (bool dense : {true, false})
+    for (bool fit : {true, false}) {
+      MsmOptions o;
+      o.dense_runs = dense;
+      o.fit_window_segments = fit;
+      expect_matches_cpu<TypeParam>(5100, Mix::mixed, o, 610 + 2 * dense + fit);
+      o.window_bits = 14;
+      expect_matches_cpu<TypeParam>(7000, Mix::random, o, 710 + 2 * dense + fit);
     }
 }
 

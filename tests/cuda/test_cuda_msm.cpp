@@ -126,6 +126,35 @@ TYPED_TEST(GpuMsm, SkewedBucketsTakeTheBigRunPath) {
   EXPECT_TRUE(got == msm::msm<C>(bases, sc));
 }
 
+// The big runs' chunks summed in the bucket kernel's queue (merged) or by the chunk kernel after
+// it, in both orders of runs and with either bucket table: the same sums, big runs present.
+TYPED_TEST(GpuMsm, MergedAndSeparateChunksAgree) {
+  SPLITPROVE_REQUIRE_GPU();
+  using C = TypeParam;
+  const size_t n = 9000;
+  const auto bases = test_bases<C>(n);
+  auto sc = test_scalars(n, Mix::random, 41);
+  for (size_t i = 0; i < n; i += 4) sc[i] = -HFr::one();
+  for (size_t i = 1; i < n; i += 7) sc[i] = HFr::from_u64(12345);
+  const auto want = msm::msm<C>(bases, sc);
+  for (bool merge : {true, false})
+    for (bool balance : {true, false})
+      for (bool dense : {true, false}) {
+        MsmOptions o;
+        o.window_bits = 14;
+        o.merge_chunks = merge;
+        o.balance = balance;
+        o.dense_runs = dense;
+        MsmStats st;
+        const auto got = msm_host<C>(test_pool(), bases, sc, o, &st);
+        const std::string what = std::string(merge ? "merged" : "separate") +
+                                 (balance ? " balanced" : " key order") +
+                                 (dense ? " dense" : " rle");
+        EXPECT_GT(st.big_runs, 0u) << what;
+        EXPECT_TRUE(got == want) << what;
+      }
+}
+
 // The bucket kernel's two orders of runs (longest first, key order) give the same sums; the
 // sizes and windows give runs of many lengths (and, at c = 14, big runs beside them).
 TYPED_TEST(GpuMsm, BalancedAndKeyOrderAgree) {
@@ -139,6 +168,48 @@ TYPED_TEST(GpuMsm, BalancedAndKeyOrderAgree) {
                                std::to_string(c);
       expect_matches_cpu<TypeParam>(6000 + c, Mix::mixed, o, 300 + c, what);
       expect_matches_cpu<TypeParam>(4000 + c, Mix::random, o, 400 + c, what);
+    }
+}
+
+// The bucket table from cub's run-length encoding (non-empty buckets only) or dense (every bucket,
+// bounds found on the sorted keys), and the window phase's segments (a power of two long, or one
+// wave of the GPU: any length) give the same sums. c = 1: windows of one bucket.
+TYPED_TEST(GpuMsm, RunTablesAndWindowSegmentsAgree) {
+  SPLITPROVE_REQUIRE_GPU();
+  for (unsigned c : {0u, 1u, 9u, 14u})
+    for (bool dense : {true, false})
+      for (bool fit : {true, false}) {
+        MsmOptions o;
+        o.window_bits = c;
+        o.dense_runs = dense;
+        o.fit_window_segments = fit;
+        const std::string what = std::string(dense ? "dense" : "rle") + (fit ? " fit" : " pow2") +
+                                 " c=" + std::to_string(c);
+        const size_t n = c == 1 ? 700 : 5000 + c;
+        expect_matches_cpu<TypeParam>(n, Mix::mixed, o, 800 + c, what);
+        expect_matches_cpu<TypeParam>(n, Mix::random, o, 900 + c, what);
+        MsmStats st;
+        const auto bases = test_bases<TypeParam>(64);
+        const auto sc = test_scalars(64, Mix::random, 5);
+        msm_host<TypeParam>(test_pool(), bases, sc, o, &st);
+        const uint32_t per_window = 1u << (st.window_bits - 1);
+        EXPECT_GE(st.window_segments, 1u) << what;
+        EXPECT_LE(st.window_segments, per_window) << what;
+        if (!fit) EXPECT_EQ(per_window % st.window_segments, 0u) << what;
+      }
+  // The bucket kernel bounded to more warps per SM (G2) or not, its Fp2 products called whole
+  // (G2) or per base product: the same sums.
+  for (bool bounded : {true, false})
+    for (bool fp2_call : {true, false}) {
+      MsmOptions o;
+      o.bounded_buckets = bounded;
+      o.fp2_call = fp2_call;
+      const std::string what = std::string(bounded ? "bounded" : "unbounded") +
+                               (fp2_call ? " fp2 call" : " fp call");
+      expect_matches_cpu<TypeParam>(6100, Mix::mixed, o, 950 + 2 * bounded + fp2_call, what);
+      o.window_bits = 14;
+      expect_matches_cpu<TypeParam>(6100, Mix::random, o, 960 + 2 * bounded + fp2_call,
+                                    what + " c=14");
     }
 }
 
