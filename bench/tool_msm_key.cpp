@@ -63,7 +63,8 @@ int main(int argc, char** argv) try {
        }},
       {"G2 B2", [&](const msm::Options& o) { (void)msm::msm<E::G2>(g2.bases, g2_scalars, o); }},
   };
-  std::printf("| MSM | terms | split | CPU ms (median) | wall ms (median) |\n|---|---:|---|---:|---:|\n");
+  std::printf("| MSM | terms | split | CPU ms (median) | wall ms (median) |\n");
+  std::printf("|---|---:|---|---:|---:|\n");
   for (const auto& job : jobs) {
     std::vector<double> cpu[2], wall[2];
     for (int r = 0; r < reps; ++r)

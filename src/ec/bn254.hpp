@@ -53,12 +53,12 @@ inline constexpr bool kXIsNegative = false;
 // groups). Unlike BLS12 (lambda = x^2, a split by two divisions), lambda here is 192 bits, so the
 // split is the lattice one of Gallant, Lambert and Vanstone (2001): with the short basis
 //   v1 = (a1, b1) = (2x + 1, -(6x^2 + 2x)),   v2 = (a2, b2) = (6x^2 + 4x + 1, 2x + 1)
-// of {(u, w) : u + w·lambda = 0 mod r} (det = a1·b2 - a2·b1 = r), write (k, 0) = beta1·v1 + beta2·v2
-// with beta1 = k·b2/r, beta2 = -k·b1/r, take c_i = floor(k·g_i / 2^256) with g_1 = round(2^256·b2/r),
-// g_2 = round(2^256·(-b1)/r) (k·g_i/2^256 is within k/2^257 < 1/8 of beta_i, so c_i is floor(beta_i)
-// or one less),
-// and (k1, k2) = (k, 0) - c1·v1 - c2·v2 = (beta1 - c1)·v1 + (beta2 - c2)·v2, a lattice-equivalent
-// vector with coefficients in [0, 2): |k1| < 2·(a1 + a2) < 2^128, |k2| < 2·(|b1| + b2) < 2^128.
+// of {(u, w) : u + w·lambda = 0 mod r} (det = a1·b2 - a2·b1 = r), write
+// (k, 0) = beta1·v1 + beta2·v2 with beta1 = k·b2/r, beta2 = -k·b1/r, and take
+// c_i = floor(k·g_i / 2^256) with g_1 = round(2^256·b2/r), g_2 = round(2^256·(-b1)/r): k·g_i/2^256
+// is within k/2^257 < 1/8 of beta_i, so c_i is floor(beta_i) or one less. Then
+// (k1, k2) = (k, 0) - c1·v1 - c2·v2 = (beta1 - c1)·v1 + (beta2 - c2)·v2 has coefficients in [0, 2):
+// |k1| < 2·(a1 + a2) < 2^128 and |k2| < 2·(|b1| + b2) < 2^128.
 struct BnGlv {
   static constexpr unsigned kBits = 128;
   static constexpr Limbs<4> kLambda =
