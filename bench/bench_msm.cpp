@@ -189,6 +189,18 @@ BENCHMARK(bm_msm<bn254::G2, Dist::kRandom>)
     ->Arg(1 << 16)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
+// BN254 without the GLV split (ec::bn254::BnGlv), for an A/B in one run.
+BENCHMARK(bm_msm<bn254::G1, Dist::kRandom, msm::Buckets::kAuto, false>)
+    ->Name("BN254_G1_random_noglv")
+    ->RangeMultiplier(4)
+    ->Range(1 << 12, 1 << 16)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(bm_msm<bn254::G2, Dist::kRandom, msm::Buckets::kAuto, false>)
+    ->Name("BN254_G2_random_noglv")
+    ->Arg(1 << 16)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 }  // namespace
 

@@ -47,9 +47,31 @@ using Fp12 = ff::Fp12<TowerParams>;
 inline constexpr uint64_t kX = 0x44e992b44a6909f1ull;
 inline constexpr bool kXIsNegative = false;
 
+// GLV on both groups with the endomorphism E(x, y) = (beta·x, y), beta a primitive cube root of
+// unity in Fp: it maps E and the twist E' to themselves (a = 0), and on G1 and on G2 it acts as
+// multiplication by lambda, the cube root of unity mod r below (checked by the tests on both
+// groups). Unlike BLS12 (lambda = x^2, a split by two divisions), lambda here is 192 bits, so the
+// split is the lattice one of Gallant, Lambert and Vanstone (2001): with the short basis
+//   v1 = (a1, b1) = (2x + 1, -(6x^2 + 2x)),   v2 = (a2, b2) = (6x^2 + 4x + 1, 2x + 1)
+// of {(u, w) : u + w·lambda = 0 mod r} (det = a1·b2 - a2·b1 = r), write
+// (k, 0) = beta1·v1 + beta2·v2 with beta1 = k·b2/r, beta2 = -k·b1/r, and take
+// c_i = floor(k·g_i / 2^256) with g_1 = round(2^256·b2/r), g_2 = round(2^256·(-b1)/r): k·g_i/2^256
+// is within k/2^257 < 1/8 of beta_i, so c_i is floor(beta_i) or one less. Then
+// (k1, k2) = (k, 0) - c1·v1 - c2·v2 = (beta1 - c1)·v1 + (beta2 - c2)·v2 has coefficients in [0, 2):
+// |k1| < 2·(a1 + a2) < 2^128 and |k2| < 2·(|b1| + b2) < 2^128.
+struct BnGlv {
+  static constexpr unsigned kBits = 128;
+  static constexpr Limbs<4> kLambda =
+      ff::from_hex<4>("b3c4d79d41a917585bfc41088d8daaa78b17ea66b99c90dd");
+  static ec::GlvSplit<4> split(const Limbs<4>& k);
+};
+
 struct G1Params {
   using F = Fp;
   using Fr = bn254::Fr;
+  struct Glv : BnGlv {
+    static void endo(Fp& x, Fp& y);
+  };
   static Fp b() { return Fp::from_u64(3); }
   static Fp gen_x() { return Fp::one(); }
   static Fp gen_y() { return Fp::from_u64(2); }
@@ -58,6 +80,9 @@ struct G1Params {
 struct G2Params {
   using F = Fp2;
   using Fr = bn254::Fr;
+  struct Glv : BnGlv {
+    static void endo(Fp2& x, Fp2& y);
+  };
   static Fp2 b() {  // 3/(9 + u)
     static const Fp2 v = Fp2{Fp::from_u64(9), Fp::one()}.inverse() * Fp::from_u64(3);
     return v;
@@ -102,6 +127,79 @@ inline constexpr Limbs<2> kSixXSquared = [] {
 inline bool g2_in_subgroup(const G2Jacobian& p) {
   if (p.is_identity()) return true;
   return psi(p) == p.mul(kSixXSquared);
+}
+
+namespace detail {
+// (a·b) mod 2^256 for a < 2^256, b < 2^192 given as three limbs (the high product limbs dropped).
+inline Limbs<4> mul_lo256(const Limbs<4>& a, const Limbs<3>& b) {
+  Limbs<4> r{};
+  for (size_t i = 0; i < 3; ++i) {
+    uint64_t carry = 0;
+    for (size_t j = 0; i + j < 4; ++j) {
+      const ff::u128 t = ff::u128(a[j]) * b[i] + r[i + j] + carry;
+      r[i + j] = uint64_t(t);
+      carry = uint64_t(t >> 64);
+    }
+  }
+  return r;
+}
+// floor(a·g / 2^256) for a < 2^256 and g < 2^192 (three limbs): at most 192 bits.
+inline Limbs<4> mul_hi256(const Limbs<4>& a, const Limbs<3>& g) {
+  uint64_t w[7] = {};
+  for (size_t i = 0; i < 3; ++i) {
+    uint64_t carry = 0;
+    for (size_t j = 0; j < 4; ++j) {
+      const ff::u128 t = ff::u128(a[j]) * g[i] + w[i + j] + carry;
+      w[i + j] = uint64_t(t);
+      carry = uint64_t(t >> 64);
+    }
+    w[i + 4] = carry;
+  }
+  return Limbs<4>{w[4], w[5], w[6], 0};
+}
+// A two's-complement value mod 2^256 that is known to be small: its magnitude and sign.
+inline Limbs<4> magnitude(const Limbs<4>& v, bool& neg) {
+  neg = v[3] >> 63;
+  if (!neg) return v;
+  Limbs<4> m{};
+  ff::sub_limbs(m, Limbs<4>{}, v);
+  return m;
+}
+}  // namespace detail
+
+inline ec::GlvSplit<4> BnGlv::split(const Limbs<4>& k) {
+  // The constants of the comment above BnGlv, derived by scripts/bn254_glv_constants.py; the
+  // tests check the identity k = k1 + k2·lambda and the bound.
+  static constexpr Limbs<3> kA1 = {0x89d3256894d213e3ull, 0, 0};                     // 2x + 1
+  // -b1 = 6x^2 + 2x, a2 = 6x^2 + 4x + 1, g1, g2 as in the comment above BnGlv.
+  static constexpr Limbs<3> kB1Neg = {0x8211bbeb7d4f1128ull, 0x6f4d8248eeb859fcull, 0};
+  static constexpr Limbs<3> kA2 = {0x0be4e1541221250bull, 0x6f4d8248eeb859fdull, 0};
+  static constexpr Limbs<3> kB2 = {0x89d3256894d213e3ull, 0, 0};                     // 2x + 1
+  static constexpr Limbs<3> kG1 = {0xd91d232ec7e0b3d7ull, 0x2ull, 0};
+  static constexpr Limbs<3> kG2 = {0x7a7bd9d4391eb18eull, 0x4ccef014a773d2cfull, 0x2ull};
+  const Limbs<4> c1 = detail::mul_hi256(k, kG1), c2 = detail::mul_hi256(k, kG2);
+  // k1 = k - c1·a1 - c2·a2,  k2 = c1·(-b1) - c2·b2, all mod 2^256 (the true values are small).
+  Limbs<4> k1 = k, k2{};
+  ff::sub_limbs(k1, k1, detail::mul_lo256(c1, kA1));
+  ff::sub_limbs(k1, k1, detail::mul_lo256(c2, kA2));
+  k2 = detail::mul_lo256(c1, kB1Neg);
+  ff::sub_limbs(k2, k2, detail::mul_lo256(c2, kB2));
+  ec::GlvSplit<4> s;
+  s.k1 = detail::magnitude(k1, s.neg1);
+  s.k2 = detail::magnitude(k2, s.neg2);
+  return s;
+}
+
+// beta = 0x59e2...fffe on G1 (eigenvalue lambda); on G2 the same lambda belongs to beta^2
+// (the other primitive cube root), found by checking both on the generators.
+inline void G1Params::Glv::endo(Fp& x, Fp&) {
+  static const Fp beta = Fp::from_hex("59e26bcea0d48bacd4f263f1acdb5c4f5763473177fffffe");
+  x = x * beta;
+}
+inline void G2Params::Glv::endo(Fp2& x, Fp2&) {
+  static const Fp beta2 =
+      Fp::from_hex("30644e72e131a0295e6dd9e7e0acccb0c28f069fbb966e3de4bd44e5607cfd48");
+  x = x * beta2;
 }
 
 inline bool in_subgroup(const G1Jacobian& p) { return g1_in_subgroup(p); }
