@@ -343,14 +343,7 @@ __global__ void chunk_kernel(const AffinePoint<F>* bases, const uint32_t* counts
                              const uint32_t* chunk_off, uint32_t nb, uint32_t total, uint32_t cap,
                              XyzzPoint<F>* partial) {
   for (uint32_t q = blockIdx.x * blockDim.x + threadIdx.x; q < total; q += gridDim.x * blockDim.x) {
-    uint32_t lo = 0, hi = nb;  // the last i with chunk_off[i] <= q
-    while (hi - lo > 1) {
-      const uint32_t mid = (lo + hi) / 2;
-      if (chunk_off[mid] <= q)
-        lo = mid;
-      else
-        hi = mid;
-    }
+    const uint32_t lo = chunk_run(chunk_off, nb, q);
     const uint32_t r = big[lo];
     const uint32_t start = offsets[r] + (q - chunk_off[lo]) * cap;
     const uint32_t end = min(start + cap, offsets[r] + counts[r]);
@@ -375,14 +368,7 @@ __global__ void chunk_tree_kernel(XyzzPoint<F>* partial, const uint32_t* chunks,
                                   const uint32_t* chunk_off, uint32_t nb, uint32_t total,
                                   uint32_t d) {
   for (uint32_t q = blockIdx.x * blockDim.x + threadIdx.x; q < total; q += gridDim.x * blockDim.x) {
-    uint32_t lo = 0, hi = nb;
-    while (hi - lo > 1) {
-      const uint32_t mid = (lo + hi) / 2;
-      if (chunk_off[mid] <= q)
-        lo = mid;
-      else
-        hi = mid;
-    }
+    const uint32_t lo = chunk_run(chunk_off, nb, q);
     const uint32_t j = q - chunk_off[lo];
     if (j % (2 * d) == 0 && j + d < chunks[lo]) {
       XyzzPoint<F> x = XyzzPoint<F>::load(partial + q);
