@@ -12,6 +12,7 @@
 
 #include "ec/bls12_381.hpp"
 #include "msm/msm.hpp"
+#include "msm_test_bases.hpp"
 #include "splitprove/error.hpp"
 
 // Every operator new of this test binary goes through here, so a test can see the peak of the heap
@@ -65,31 +66,12 @@ struct Msm : ::testing::Test {
     return a;
   }
 
-  // s + i·t for random s, t: cheap (one addition each) and distinct, but full of linear relations
-  // (P_a + P_b = P_c + P_d whenever a + b = c + d), so partial sums inside a bucket meet equal
-  // x-coordinates and the batch-affine buckets take their exceptional path even on random scalars.
   std::vector<Affine> progression_bases(size_t n) {
-    const Jacobian s = Jacobian::generator().mul(Fr::random(rng));
-    const Jacobian t = Jacobian::generator().mul(Fr::random(rng));
-    std::vector<Jacobian> j(n);
-    Jacobian acc = s;
-    for (size_t i = 0; i < n; ++i) {
-      j[i] = acc;
-      acc += t;
-    }
-    std::vector<Affine> a(n);
-    C::batch_to_affine(j, a);
-    return a;
+    return testing::progression_bases<C>(rng, n);
   }
 
-  // k_i·G for independent random k_i, like the points of a proving key (one scalar multiplication
-  // each: small n only).
   std::vector<Affine> independent_bases(size_t n) {
-    std::vector<Jacobian> j(n);
-    for (auto& p : j) p = Jacobian::generator().mul(Fr::random(rng));
-    std::vector<Affine> a(n);
-    C::batch_to_affine(j, a);
-    return a;
+    return testing::independent_bases<C>(rng, n);
   }
 
   std::vector<Fr> random_scalars(size_t n) {

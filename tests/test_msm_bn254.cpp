@@ -9,6 +9,7 @@
 
 #include "ec/bn254.hpp"
 #include "msm/msm.hpp"
+#include "msm_test_bases.hpp"
 
 namespace splitprove::msm {
 namespace {
@@ -23,26 +24,11 @@ struct MsmBn254 : ::testing::Test {
   std::mt19937_64 rng{0x626e323534};
 
   std::vector<Affine> independent_bases(size_t n) {
-    std::vector<Jacobian> j(n);
-    for (auto& p : j) p = Jacobian::generator().mul(Fr::random(rng));
-    std::vector<Affine> a(n);
-    C::batch_to_affine(j, a);
-    return a;
+    return testing::independent_bases<C>(rng, n);
   }
 
-  // s + i·t: cheap, distinct, and full of linear relations (equal x inside buckets).
   std::vector<Affine> progression_bases(size_t n) {
-    const Jacobian s = Jacobian::generator().mul(Fr::random(rng));
-    const Jacobian t = Jacobian::generator().mul(Fr::random(rng));
-    std::vector<Jacobian> j(n);
-    Jacobian acc = s;
-    for (size_t i = 0; i < n; ++i) {
-      j[i] = acc;
-      acc += t;
-    }
-    std::vector<Affine> a(n);
-    C::batch_to_affine(j, a);
-    return a;
+    return testing::progression_bases<C>(rng, n);
   }
 
   // 0, 1, -1, short and full-width scalars.
