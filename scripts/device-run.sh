@@ -33,6 +33,8 @@
 #                same for `splitprove demo` (one archive: what comes back from the machine is a
 #                few files)
 #   summary.txt  one screen: what ran, passed, failed, skipped, and the figures (also printed last)
+# SPLITPROVE_DEVICE_H2D=1 also compiles and runs bench/cuda_h2d.cu (the host-to-device copy paths
+# of one partition's inputs, quiet and under load) into h2d.txt.
 # Sweep mode: SPLITPROVE_DEVICE_SWEEP=1 builds only the CLI (no GPU tests, no prover benchmark) and
 # runs one `splitprove bench pipeline ... --sweep-pw LIST --sweep-jobs LIST` with the arguments in
 # SPLITPROVE_SWEEP_ARGS (one circuit and key for the whole sweep; one table row per run), within
@@ -117,6 +119,18 @@ if [ $build_rc -ne 0 ]; then
   tail -30 "$out/build.log"
   echo "== summary"; cat "$summary"
   exit 1
+fi
+
+# ---- host-to-device copy paths (SPLITPROVE_DEVICE_H2D=1): bench/cuda_h2d.cu -> h2d.txt ---------
+if [ "${SPLITPROVE_DEVICE_H2D:-0}" = 1 ]; then
+  if nvcc -O2 -std=c++17 -arch=sm_90a bench/cuda_h2d.cu -o "$build/cuda_h2d" >"$out/h2d.txt" 2>&1 &&
+    timeout 300 "$build/cuda_h2d" "$((jobs > 2 ? jobs - 2 : 1))" >>"$out/h2d.txt" 2>&1; then
+    say "h2d:   bench/cuda_h2d.cu ran (h2d.txt)"
+    cat "$out/h2d.txt" >>"$summary"
+  else
+    say "h2d:   bench/cuda_h2d.cu FAILED (h2d.txt)"
+    status=1
+  fi
 fi
 
 # ---- sweep mode: the pipeline sweep only ----------------------------------------------------------

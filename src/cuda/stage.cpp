@@ -4,7 +4,9 @@
 
 #include <fmt/format.h>
 
+#include <array>
 #include <bit>
+#include <chrono>
 #include <map>
 #include <mutex>
 
@@ -213,6 +215,54 @@ DeviceBlock upload(Gpu& g, std::span<T> v, CUstream_st* stream) {
 // of at most 192 bytes: 12 MiB for G2) and the MSMs' small host vectors, rounded up.
 constexpr std::uint64_t kHostStaging = std::uint64_t(16) << 20;
 
+// Where the GPU stage's time goes, summed over its partitions (GpuStage::phase_report): the
+// resident key and twiddles, the host-to-device copies, giving the host buffers back, the H step,
+// the H MSM and the three MSMs over z.
+enum class Phase : unsigned { key, upload_abc, free_host, h, h_msm, upload_z, z_msms, count };
+constexpr const char* kPhaseNames[] = {"key",   "upload a,b,c", "free host", "H",
+                                       "H MSM", "upload z",     "A,B1,L MSMs"};
+static_assert(std::size(kPhaseNames) == std::size_t(Phase::count));
+
+class PhaseTotals {
+ public:
+  void add(const std::array<double, std::size_t(Phase::count)>& s) {
+    std::lock_guard lk(mu_);
+    for (std::size_t i = 0; i < s.size(); ++i) sum_[i] += s[i];
+    ++calls_;
+  }
+  std::string report() const {
+    std::lock_guard lk(mu_);
+    if (calls_ == 0) return {};
+    std::string out = fmt::format("mean of {} partitions:", calls_);
+    for (std::size_t i = 0; i < sum_.size(); ++i)
+      out += fmt::format("{} {} {:.1f} ms", i ? "," : "", kPhaseNames[i],
+                         1e3 * sum_[i] / double(calls_));
+    return out;
+  }
+
+ private:
+  mutable std::mutex mu_;
+  std::array<double, std::size_t(Phase::count)> sum_{};
+  std::size_t calls_ = 0;
+};
+
+// Times the phases of one call; adds them to the totals when the call ends normally.
+class PhaseClock {
+ public:
+  explicit PhaseClock(PhaseTotals& t) : totals_(t), last_(std::chrono::steady_clock::now()) {}
+  void lap(Phase p) {
+    const auto now = std::chrono::steady_clock::now();
+    s_[std::size_t(p)] += std::chrono::duration<double>(now - last_).count();
+    last_ = now;
+  }
+  void done() { totals_.add(s_); }
+
+ private:
+  PhaseTotals& totals_;
+  std::chrono::steady_clock::time_point last_;
+  std::array<double, std::size_t(Phase::count)> s_{};
+};
+
 template <class E>
 class CudaGpuStage final : public pipeline::GpuStage<E> {
  public:
@@ -233,19 +283,23 @@ class CudaGpuStage final : public pipeline::GpuStage<E> {
       throw Error(fmt::format("cuda gpu stage: the assignment has {} values, the key {} variables",
                               z.size(), pk.n_vars));
     if (!std::has_single_bit(n)) throw Error(fmt::format("cuda gpu stage: domain {} is not 2^k", n));
+    PhaseClock clock(phases_);
     g_->enter();
     const auto rk = g_->resident(key, false);
     const auto ntt = g_->template ntt<E>(unsigned(std::countr_zero(n)));
     GpuStream st;
     zk::G1Results<E> out;
+    clock.lap(Phase::key);
     {
       DeviceBlock da = upload(*g_, a.span(), st.get());
       DeviceBlock db = upload(*g_, b.span(), st.get());
       DeviceBlock dc = upload(*g_, c.span(), st.get());
       st.sync();
+      clock.lap(Phase::upload_abc);
       a.reset();  // on the device now: the host copies die
       b.reset();
       c.reset();
+      clock.lap(Phase::free_host);
       if (pk.h_basis == zk::HBasis::monomial)
         ntt->h_coefficients(da.as<Fr>(), db.as<Fr>(), dc.as<Fr>(), st.get());
       else
@@ -253,18 +307,25 @@ class CudaGpuStage final : public pipeline::GpuStage<E> {
       st.sync();
       db.reset();
       dc.reset();
+      clock.lap(Phase::h);
       out.h = run_msm<G1>(*g_, rk->h.get(), std::span(pk.h), da.get(), n, st.get());
+      clock.lap(Phase::h_msm);
     }
     DeviceBlock dz = upload(*g_, z.span(), st.get());
     st.sync();
+    clock.lap(Phase::upload_z);
     z.reset();
+    clock.lap(Phase::free_host);
     const std::size_t vars = pk.n_vars, first_private = std::size_t(pk.n_public) + 1;
     out.a = run_msm<G1>(*g_, rk->a.get(), std::span(pk.a), dz.get(), vars, st.get());
     out.b1 = run_msm<G1>(*g_, rk->b1.get(), std::span(pk.b1), dz.get(), vars, st.get());
     out.l = run_msm<G1>(*g_, rk->l.get(), std::span(pk.c), dz.as<Fr>() + first_private,
                         vars - first_private, st.get());
+    clock.lap(Phase::z_msms);
+    clock.done();
     return out;
   }
+  std::string phase_report() const override { return phases_.report(); }
   // Host heap beyond the partition's buffers (which this stage frees once they are on the device):
   // no MSM scratch on the host, only the key upload's staging chunk (kHostStaging) and small
   // per-MSM vectors.
@@ -275,6 +336,7 @@ class CudaGpuStage final : public pipeline::GpuStage<E> {
 
  private:
   std::shared_ptr<Gpu> g_;
+  PhaseTotals phases_;
 };
 
 template <class E>

@@ -146,6 +146,9 @@ class GpuStage {
   virtual bool frees_inputs_early() const { return true; }
   // Whether its host MSMs run under host_msm_lock() (see PartitionCost::host_msms_exclusive).
   virtual bool locks_host_msms() const { return false; }
+  // Where the stage's time went, summed over the partitions it ran (one line, for reports; empty
+  // when the stage does not break its time down).
+  virtual std::string phase_report() const { return {}; }
 };
 
 // Held by a CPU stage while its MSM runs. The CPU stages' MSMs all run on the library's one

@@ -137,6 +137,7 @@ RunReport run_jobs(const RunOptions& o, const std::function<JobSpec<E>(std::uint
   rep.stats = engine.stats();
   rep.books = engine.budget().books();
   rep.books_peak = rep.books.peak;
+  rep.gpu_phases = backend.gpu->phase_report();
   // Everything back: the workers' scratch too (the verdict checks RSS came back to baseline).
   engine.shutdown();
   rep.books_after_shutdown = engine.budget().books().used;
@@ -281,6 +282,7 @@ std::string format_report(const RunOptions& o, const RunReport& r) {
       "stages (mean): synthesis {:.3f} s, gpu {:.3f} s, g2 {:.3f} s, finalize "
       "{:.3f} s\n",
       mean(r.stats.synthesis), mean(r.stats.gpu), mean(r.stats.g2), mean(r.stats.finalize));
+  if (!r.gpu_phases.empty()) out += fmt::format("gpu phases:    {}\n", r.gpu_phases);
   out += fmt::format("queues (max):  gpu {}/{}, g2 {}/{}, finalize {}/{}\n", r.stats.max_gpu_queue,
                      o.engine.gpu_queue, r.stats.max_g2_queue, o.engine.g2_queue,
                      r.stats.max_final_queue, o.engine.final_queue);

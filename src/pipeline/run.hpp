@@ -54,6 +54,7 @@ struct RunReport {
   std::uint64_t worker_scratch = 0;        // the workers' scratch reservations (whole run)
   std::uint64_t books_after_shutdown = 0;  // what the budget held after the engine shut down
   mem::BudgetBooks books;                  // at the end of the run: per-stage peaks (tags[t].peak)
+  std::string gpu_phases;                  // GpuStage::phase_report() after the run
   std::vector<std::string> files;
 };
 
