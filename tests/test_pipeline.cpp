@@ -35,7 +35,9 @@ namespace {
 std::uint64_t items_held(pipeline::Engine<E>& engine) {
   const auto books = engine.budget().books();
   EXPECT_EQ(books[mem::Tag::scratch].bytes, engine.worker_scratch_bytes());
-  return books.used - books[mem::Tag::scratch].bytes;
+  // Idle recycled pages belong to the engine's pool, not to any item (all of tag pinned).
+  EXPECT_EQ(books[mem::Tag::pinned].bytes, engine.pool_stats().idle_bytes);
+  return books.used - books[mem::Tag::scratch].bytes - books[mem::Tag::pinned].bytes;
 }
 }  // namespace
 
@@ -299,6 +301,36 @@ TEST(PipelineEngine, ManyJobsOfDistinctWitnessesAllVerify) {
   EXPECT_EQ(items_held(engine), 0u);
 }
 
+// Later partitions write into the pages of earlier ones (no fresh mapping, no page faults),
+// the recycled pages stay booked while idle, and everything goes back at shutdown.
+TEST(PipelineEngine, PartitionBuffersAreRecycledAndAllGoBackAtShutdown) {
+  const auto& ch = chain();
+  for (bool recycle : {true, false}) {
+    pipeline::EngineConfig cfg;
+    cfg.recycle_buffers = recycle;
+    pipeline::Engine<E> engine(cfg);
+    for (int j = 0; j < 2; ++j) {  // one job after the other: the second finds idle pages
+      auto ws = ch.witnesses(2, 90 + j);
+      expect_valid(engine.wait(engine.submit({ch.source(ws), ch.key, ws.size()})), *ch.key, ws);
+    }
+    const auto st = engine.pool_stats();
+    if (recycle) {
+      // The CPU stages reuse the bytes of z, a, b, c for their MSM scratch (those pages are
+      // unmapped); the G2 input's pages come back to the pool and serve the next job.
+      EXPECT_GT(st.reused, 0u);
+      EXPECT_GT(st.kept, 0u);
+      // Idle pages are in the books (tag pinned), and nothing else is held.
+      EXPECT_EQ(engine.budget().books()[mem::Tag::pinned].bytes, st.idle_bytes);
+      EXPECT_EQ(items_held(engine), 0u);
+    } else {
+      EXPECT_EQ(st.reused + st.kept, 0u);
+    }
+    engine.shutdown();
+    EXPECT_EQ(engine.budget().books().used, 0u);
+    EXPECT_EQ(engine.pool_stats().idle_blocks, 0u);
+  }
+}
+
 TEST(PipelineEngine, UnsatisfiedWitnessFailsOnlyItsJobAndNamesTheConstraint) {
   const auto& ch = chain();
   pipeline::EngineConfig cfg;
@@ -475,7 +507,9 @@ TEST(PipelineEngine, BooksNeverExceedTheModelAndWorkerScratchIsReturnedAtShutdow
       if (cfg.host_budget) EXPECT_LE(books.peak, cfg.host_budget);
       // Partitions never took scratch of their own: the scratch tag never grew.
       EXPECT_EQ(books[mem::Tag::scratch].peak, scratch);
-      EXPECT_EQ(books.used, scratch);
+      // Left: the scratch and the pool's idle recycled pages (tag pinned).
+      EXPECT_EQ(books[mem::Tag::pinned].bytes, engine.pool_stats().idle_bytes);
+      EXPECT_EQ(books.used - books[mem::Tag::pinned].bytes, scratch);
       engine.shutdown();
       books = engine.budget().books();
       EXPECT_EQ(books.used, 0u);

@@ -75,7 +75,9 @@ TEST(PipelineNative, PorepPartitionsProveAndVerify) {
   expect_valid(rb, *nv.key, 3);
   // Different data seeds give different statements (the Merkle roots differ).
   EXPECT_NE(ra.publics[0], rb.publics[0]);
-  EXPECT_EQ(engine.budget().books().used, engine.worker_scratch_bytes());
+  // Left: the workers' scratch and the pool's idle recycled pages.
+  EXPECT_EQ(engine.budget().books().used,
+            engine.worker_scratch_bytes() + engine.pool_stats().idle_bytes);
 }
 
 TEST(PipelineNative, BrokenConstraintFailsOnlyItsJob) {
@@ -115,7 +117,9 @@ TEST(PipelineNative, BrokenConstraintFailsOnlyItsJob) {
   EXPECT_NE(rb.error.find("unsatisfied"), std::string::npos) << rb.error;
   expect_valid(engine.wait(id_good), *nv.key, 3);
   auto books = engine.budget().books();
-  EXPECT_EQ(books.used, books[mem::Tag::scratch].bytes);  // only the workers' scratch is left
+  // Only the workers' scratch and the pool's idle recycled pages (tag pinned) are left.
+  EXPECT_EQ(books[mem::Tag::pinned].bytes, engine.pool_stats().idle_bytes);
+  EXPECT_EQ(books.used - books[mem::Tag::pinned].bytes, books[mem::Tag::scratch].bytes);
   EXPECT_EQ(books[mem::Tag::scratch].bytes, cfg.worker_scratch());
   EXPECT_LE(books.peak, cfg.host_budget);
 }
@@ -152,5 +156,7 @@ TEST(PipelineNative, TheG2ScratchIsSizedForTheTailTheCircuitAllows) {
   EXPECT_FALSE(r.ok);
   EXPECT_NE(r.error.find("partition 1"), std::string::npos) << r.error;
   EXPECT_NE(r.error.find("neither 0 nor 1"), std::string::npos) << r.error;
-  EXPECT_EQ(engine.budget().books().used, engine.worker_scratch_bytes());
+  // Left: the workers' scratch and the pool's idle recycled pages.
+  EXPECT_EQ(engine.budget().books().used,
+            engine.worker_scratch_bytes() + engine.pool_stats().idle_bytes);
 }

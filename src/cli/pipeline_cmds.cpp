@@ -223,6 +223,9 @@ void add_engine_options(CLI::App* c, BenchArgs& a) {
       ->capture_default_str();
   c->add_flag("!--no-split", e.split_g2,
               "run the G2 stage inside the GPU worker, after the GPU stage (comparison: no split)");
+  c->add_flag("!--no-recycle", e.recycle_buffers,
+              "map every partition buffer fresh and unmap it when it dies (comparison: no buffer "
+              "pool)");
   c->add_option("--budget", a.budget, "host memory budget (e.g. 8GiB; default: none)");
   c->add_option("--jobs,-j", a.run.jobs, "jobs submitted at once")->capture_default_str();
   c->add_option("--partitions", a.run.partitions, "partitions per job")->capture_default_str();

@@ -49,4 +49,17 @@ long long device_used_bytes(int device) {
   return static_cast<long long>(tot - fr);
 }
 
+void pin_host(void* p, std::size_t bytes) {
+  const cudaError_t e = cudaHostRegister(p, bytes, cudaHostRegisterPortable);
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    throw Error("cudaHostRegister of " + std::to_string(bytes >> 20) +
+                " MiB: " + cudaGetErrorString(e));
+  }
+}
+
+void unpin_host(void* p, std::size_t) noexcept {
+  if (cudaHostUnregister(p) != cudaSuccess) cudaGetLastError();
+}
+
 }  // namespace splitprove::cuda

@@ -1,5 +1,6 @@
 #pragma once
 // What the CUDA backend can tell the host about the GPUs it sees.
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -23,5 +24,11 @@ void use_device(int device);
 // Bytes in use on `device` now (total - free, cudaMemGetInfo: every process's allocations and the
 // contexts), or -1 when the runtime cannot say. For the memory sampler; never throws.
 long long device_used_bytes(int device);
+
+// Page-locks host memory for DMA (cudaHostRegister, portable to every device) / undoes it. The pin
+// hooks of mem/pages.hpp for buffers a device stage copies. pin_host throws Error with the
+// runtime's reason; unpin_host never throws.
+void pin_host(void* p, std::size_t bytes);
+void unpin_host(void* p, std::size_t bytes) noexcept;
 
 }  // namespace splitprove::cuda

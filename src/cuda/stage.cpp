@@ -14,6 +14,7 @@
 #include "cuda/msm.hpp"
 #include "cuda/ntt.hpp"
 #include "cuda/pool.hpp"
+#include "mem/pages.hpp"
 #include "mem/units.hpp"
 #include "splitprove/error.hpp"
 
@@ -381,6 +382,10 @@ std::shared_ptr<Gpu> shared_gpu(std::string* why) {
   try {
     auto g = open_gpu();
     shared = g;
+    // Buffers made with BufferOptions::pin (the pipeline's partition buffers when this backend
+    // runs) are page-locked from now on: the stages' copies then go by DMA.
+    mem::set_pin_hooks({[](void* p, std::size_t n) { pin_host(p, n); },
+                        [](void* p, std::size_t n) { unpin_host(p, n); }});
     return g;
   } catch (const Error& e) {
     if (why) *why = e.what();
@@ -402,6 +407,7 @@ void install_for() {
         b.gpu = gpu_stage<E>(g);
         b.g2 = req.g2_on == "cpu" ? pipeline::cpu_g2_stage<E>() : g2_stage<E>(g);
         b.device_sources = memory_sources(g);
+        b.pin_host_buffers = true;
         return b;
       });
 }

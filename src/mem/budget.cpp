@@ -178,6 +178,15 @@ Reservation MemoryBudget::reserve(std::uint64_t bytes, Tag tag, const std::stop_
   auto it = queue_.insert(pos, &w);
   waiting_bytes_ += bytes;
   grant_waiters_locked();  // we may have become a head that fits (priority insertion)
+  if (!w.granted && reclaim_) {
+    // Queued first, then reclaimed: a holder of idle memory that checks has_waiters() from now on
+    // frees instead of keeping, so nothing idle can be kept after this call while we wait. The
+    // hook runs unlocked (it gives bytes back, which grants waiters under the lock).
+    auto reclaim = reclaim_;  // shared: a concurrent set_reclaim cannot free it under us
+    lk.unlock();
+    (*reclaim)();
+    lk.lock();
+  }
   if (!w.cv.wait(lk, stop, [&] { return w.granted; })) {
     // Cancelled and not granted: we are still queued. Leave, and let whoever was behind us
     // try again (removing a head that did not fit may let smaller ones through).
@@ -197,6 +206,16 @@ std::optional<Reservation> MemoryBudget::try_reserve(std::uint64_t bytes, Tag ta
   if (!queue_.empty() || used_ + bytes > capacity_) return std::nullopt;
   book_grant_locked(bytes, tag);
   return Reservation(this, bytes, tag);
+}
+
+void MemoryBudget::set_reclaim(std::function<void()> fn) {
+  std::lock_guard lk(mu_);
+  reclaim_ = fn ? std::make_shared<const std::function<void()>>(std::move(fn)) : nullptr;
+}
+
+bool MemoryBudget::has_waiters() const {
+  std::lock_guard lk(mu_);
+  return !queue_.empty();
 }
 
 BudgetBooks MemoryBudget::books() const {

@@ -27,6 +27,8 @@
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <list>
 #include <mutex>
 #include <optional>
@@ -39,8 +41,9 @@
 namespace splitprove::mem {
 
 // Stage tags for the books. A tag says which stage holds the bytes *now*; it changes as the work
-// moves (`Reservation::retag`). `srs` (proving key), `pinned` (pinned staging pools) and `scratch`
-// are long-lived holders that are not work items.
+// moves (`Reservation::retag`). `srs` (proving key), `pinned` (buffer pools: idle recycled
+// buffers, pinned when a device backend asks, mem/pool.hpp) and `scratch` are long-lived holders
+// that are not work items.
 enum class Tag : std::uint8_t { synthesis, gpu, g2, finalize, srs, pinned, scratch, other };
 inline constexpr std::size_t kTagCount = 8;
 inline constexpr std::array<Tag, kTagCount> kAllTags = {Tag::synthesis, Tag::gpu,  Tag::g2,
@@ -141,6 +144,14 @@ class MemoryBudget {
   // Throws BudgetError if `bytes` exceeds the capacity.
   std::optional<Reservation> try_reserve(std::uint64_t bytes, Tag tag);
 
+  // Idle memory that can be given back on demand (mem::BufferPool's idle blocks): `fn` is called,
+  // without the budget's lock, whenever a reserve() is about to wait, after it has been queued;
+  // it should give back what it holds idle (holders check has_waiters() before keeping more).
+  // Empty: none. Set it before the budget is shared between threads, clear it before its holder dies.
+  void set_reclaim(std::function<void()> fn);
+  // Whether any reserve() is waiting now.
+  bool has_waiters() const;
+
   BudgetBooks books() const;
   std::uint64_t capacity() const { return capacity_; }
   const std::string& name() const { return name_; }
@@ -170,6 +181,7 @@ class MemoryBudget {
   std::uint64_t waiting_bytes_ = 0;
   std::uint64_t cancelled_ = 0;
   std::array<TagBooks, kTagCount> tags_{};
+  std::shared_ptr<const std::function<void()>> reclaim_;
 };
 
 }  // namespace splitprove::mem

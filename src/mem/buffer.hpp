@@ -13,15 +13,21 @@
 //     destructors are run for the elements.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstddef>
+#include <cstring>
+#include <memory>
+#include <optional>
 #include <span>
 #include <type_traits>
 #include <utility>
 
 #include "mem/budget.hpp"
 #include "mem/pages.hpp"
+#include "mem/pool.hpp"
 #include "mem/units.hpp"
 #include "splitprove/error.hpp"
+#include "util/parallel.hpp"
 
 namespace splitprove::mem {
 
@@ -54,6 +60,32 @@ class Buffer {
     return Buffer(count, from.split(bytes_for(count, opts)), opts);
   }
 
+  // carve() for a buffer whose pages are recycled (mem/pool.hpp): when `lease` holds a block of
+  // this mapped size, the buffer takes its pages (zeroed here, on the thread pool) and the block's
+  // reservation pays for them (retagged like `from`); else the pages are mapped fresh and the
+  // share carved from `from` pays. Either way, when this buffer dies its pages and reservation go
+  // to `pool` instead of to the OS. A null pool is plain carve().
+  static Buffer carve(Reservation& from, std::size_t count, const BufferOptions& opts,
+                      const std::shared_ptr<BufferPool>& pool,
+                      BufferPool::Lease* lease = nullptr) {
+    if (!pool) return carve(from, count, opts);
+    const std::size_t need = bytes_for(count, opts);
+    Buffer b;
+    std::optional<BufferPool::Block> blk;
+    if (lease) blk = lease->take(need, opts.pin && pin_hooks_installed());
+    if (blk) {
+      blk->paid.retag(from.tag());
+      b.reservation_ = std::move(blk->paid);
+      b.pages_ = std::move(blk->pages);
+      b.count_ = count;
+      zero(b.pages_.data(), need);
+    } else {
+      b = carve(from, count, opts);
+    }
+    b.pool_ = pool;
+    return b;
+  }
+
   // A buffer outside any budget. For tests and tools only: production buffers are budgeted.
   static Buffer unbudgeted(std::size_t count, const BufferOptions& opts = {}) {
     Buffer b;
@@ -68,12 +100,16 @@ class Buffer {
   }
 
   Buffer(Buffer&& o) noexcept
-      : reservation_(std::move(o.reservation_)), pages_(std::move(o.pages_)), count_(o.count_) {
+      : pool_(std::move(o.pool_)),
+        reservation_(std::move(o.reservation_)),
+        pages_(std::move(o.pages_)),
+        count_(o.count_) {
     o.count_ = 0;
   }
   Buffer& operator=(Buffer&& o) noexcept {
     if (this != &o) {
       reset();
+      pool_ = std::move(o.pool_);
       pages_ = std::move(o.pages_);
       reservation_ = std::move(o.reservation_);
       count_ = o.count_;
@@ -85,8 +121,14 @@ class Buffer {
   Buffer& operator=(const Buffer&) = delete;
   ~Buffer() { reset(); }
 
-  // Releases the memory now: munmap first, then the budget. The buffer becomes empty.
+  // Releases the memory now: munmap first, then the budget. The buffer becomes empty. A buffer
+  // made through a pool gives its pages and its reservation to the pool instead (which keeps them
+  // booked, or unmaps and gives back at once: BufferPool::put).
   void reset() noexcept {
+    if (pool_) {
+      pool_->put(std::move(pages_), std::move(reservation_));
+      pool_.reset();
+    }
     pages_.unmap();
     reservation_.reset();
     count_ = 0;
@@ -96,6 +138,7 @@ class Buffer {
   // who may let later work (e.g. a stage's scratch) use those bytes before giving them back. The
   // buffer becomes empty.
   [[nodiscard]] Reservation unmap_keep_reservation() noexcept {
+    pool_.reset();  // the pages are unmapped, not kept
     pages_.unmap();
     count_ = 0;
     return std::move(reservation_);
@@ -123,8 +166,19 @@ class Buffer {
   std::span<const T> span() const { return {data(), count_}; }
 
  private:
+  // Zeroes a reused block (its last owner's data) on the library's thread pool.
+  static void zero(void* p, std::size_t bytes) {
+    constexpr std::size_t kChunk = std::size_t(4) << 20;
+    auto* c = static_cast<unsigned char*>(p);
+    util::parallel_for((bytes + kChunk - 1) / kChunk, [&](std::size_t lo, std::size_t hi) {
+      const std::size_t end = std::min(bytes, hi * kChunk);
+      std::memset(c + lo * kChunk, 0, end - lo * kChunk);
+    });
+  }
+
   // Members die in reverse order: pages_ (munmap) before reservation_ (budget). reset() makes the
-  // same order explicit.
+  // same order explicit. pool_ dies last: the pool outlives what it must take back.
+  std::shared_ptr<BufferPool> pool_;
   Reservation reservation_;
   PageMapping pages_;
   std::size_t count_ = 0;

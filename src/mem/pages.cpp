@@ -39,6 +39,12 @@ void set_pin_hooks(PinHooks h) {
 
 void clear_pin_hooks() { set_pin_hooks({}); }
 
+bool pin_hooks_installed() {
+  auto& r = hooks();
+  std::lock_guard lk(r.mu);
+  return bool(r.pin);
+}
+
 std::size_t mapped_size(std::size_t bytes, const BufferOptions& opts) {
   if (bytes == 0) return 0;
   return round_up(bytes, opts.huge_pages ? kHugePageSize : kPageSize);

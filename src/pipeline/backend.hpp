@@ -34,6 +34,9 @@ struct Backend {
   std::shared_ptr<G2Stage<E>> g2;
   // Device-memory sources for the memory sampler (column dev:<name>), one or more per GPU.
   std::vector<std::pair<std::string, mem::DeviceMemorySource>> device_sources;
+  // The stages copy the partition buffers to a device: make them pinned (BufferOptions::pin; the
+  // backend installs the pin hooks, mem/pages.hpp).
+  bool pin_host_buffers = false;
   // "gpu+g2:<where>", for reports.
   std::string describe() const;
 };

@@ -58,6 +58,7 @@
 #include "circuit/source.hpp"
 #include "mem/budget.hpp"
 #include "mem/buffer.hpp"
+#include "mem/pool.hpp"
 #include "mem/model.hpp"
 #include "mem/sampler.hpp"
 #include "pipeline/prover.hpp"
@@ -77,6 +78,11 @@ struct EngineConfig {
   // worker runs the G2 stage itself right after the GPU stage (for comparison: stage times add).
   bool split_g2 = true;
   mem::BufferOptions buffers;
+  // Partition buffers are recycled (mem/pool.hpp): a dead buffer's pages (pinned, with
+  // buffers.pin) serve the next partition's buffer of the same size instead of being unmapped
+  // and mapped again; idle ones stay booked (tag pinned) and go back whenever a reservation
+  // would otherwise wait. false: every buffer is mapped fresh and unmapped when it dies.
+  bool recycle_buffers = true;
   // Heap scratch per worker of each stage, reserved (tag scratch) when the engine starts and held
   // until it shuts down. 0: none until a job needs it (submit grows them).
   std::uint64_t synth_scratch = 0;  // per synthesis worker: the source's synthesize()
@@ -162,6 +168,8 @@ class Engine {
   void cancel(std::uint64_t id);
 
   EngineStats stats() const;
+  // The buffer pool's counters (all zero when buffers are not recycled).
+  mem::BufferPool::Stats pool_stats() const;
 
   // Bytes the workers' scratch reservations hold now (tag scratch in the books).
   std::uint64_t worker_scratch_bytes() const;
@@ -190,6 +198,8 @@ class Engine {
 
   EngineConfig cfg_;
   mem::MemoryBudget budget_;
+  // Dies before budget_ (declared after it): its idle blocks give their bytes back first.
+  std::shared_ptr<mem::BufferPool> pool_;
   std::shared_ptr<GpuStage<E>> gpu_;
   std::shared_ptr<G2Stage<E>> g2_;
   std::mutex sampler_mu_;

@@ -185,6 +185,11 @@ Engine<E>::Engine(EngineConfig cfg, std::shared_ptr<GpuStage<E>> gpu,
   cfg_.host_msms_exclusive = gpu_->locks_host_msms() && g2_->locks_host_msms();
   // The stages' heap scratch is budgeted per worker: freed, it must leave RSS too.
   mem::return_freed_heap_promptly();
+  if (cfg_.recycle_buffers) {
+    pool_ = std::make_shared<mem::BufferPool>();
+    // Idle buffers never make a reservation wait: it gives them back first.
+    budget_.set_reclaim([p = pool_.get()] { p->trim(); });
+  }
   // The workers' scratch, before any work: if it does not fit, the engine does not start.
   {
     PartitionCost want;
@@ -221,6 +226,7 @@ Engine<E>::Engine(EngineConfig cfg, std::shared_ptr<GpuStage<E>> gpu,
 template <class E>
 Engine<E>::~Engine() {
   shutdown();
+  budget_.set_reclaim({});  // the pool dies before the budget
 }
 
 template <class E>
@@ -241,6 +247,13 @@ void Engine<E>::shutdown() {
   for (auto* v : {&synth_scratch_, &gpu_scratch_, &g2_scratch_})
     for (auto& r : *v) r.reset();
   held_scratch_.synth_scratch = held_scratch_.gpu_scratch = held_scratch_.g2_scratch = 0;
+  // Every partition buffer has died (into the pool): the idle ones go back to the OS.
+  if (pool_) pool_->trim();
+}
+
+template <class E>
+mem::BufferPool::Stats Engine<E>::pool_stats() const {
+  return pool_ ? pool_->stats() : mem::BufferPool::Stats{};
 }
 
 template <class E>
@@ -331,7 +344,7 @@ std::uint64_t Engine<E>::submit(JobSpec<E> spec) {
   // Before any of the job's partitions can be claimed: the workers can run its stages (Error if
   // a partition could never fit beside the workers' scratch).
   fit_worker_scratch(job->cost, spec.source->describe());
-  job->prover = std::make_unique<Prover<E>>(spec.key, gpu_, g2_, cfg_.buffers);
+  job->prover = std::make_unique<Prover<E>>(spec.key, gpu_, g2_, cfg_.buffers, pool_);
   job->proofs.resize(spec.partitions);
   job->publics.resize(spec.partitions);
   job->spec = std::move(spec);
@@ -462,13 +475,28 @@ void Engine<E>::synthesis_worker() {
     Job& job = *it->job;
     try {
       // Admission: the partition's whole life before anything is allocated (FIFO under a budget).
-      mem::Reservation adm =
-          budget_.reserve(job.cost.life(), mem::Tag::synthesis, job.stop.get_token());
+      // Recycled pages (still paid for) cover part of it when the pool has them and the rest is
+      // granted at once; a partition that has to wait for memory takes none (they would hold
+      // bytes while it waits: the pool gives its idle pages back instead, and it maps fresh).
+      mem::BufferPool::Lease lease;
+      mem::Reservation adm;
+      if (pool_) {
+        lease = job.prover->lease_buffers(job.spec.source->shape());
+        if (lease.size() != 0) {
+          if (auto r = budget_.try_reserve(job.cost.life() - lease.bytes(), mem::Tag::synthesis))
+            adm = std::move(*r);
+          else
+            lease = {};  // unmapped; its bytes go back before this partition waits
+        }
+      }
+      if (lease.size() == 0)
+        adm = budget_.reserve(job.cost.life(), mem::Tag::synthesis, job.stop.get_token());
       mark("start", "synthesis", *it);
       const auto t0 = std::chrono::steady_clock::now();
       util::PoolRank rank(it->pool_rank());
       it->synth.emplace(job.prover->synthesize(*job.spec.source, it->index, job.cost,
-                                               std::move(adm), job.stop.get_token()));
+                                               std::move(adm), job.stop.get_token(),
+                                               std::move(lease)));
       const double dt = detail::since(t0);
       mark("end", "synthesis", *it);
       {

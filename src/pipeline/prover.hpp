@@ -208,18 +208,25 @@ template <class E>
 class Prover {
  public:
   using Fr = typename E::Fr;
+  // `pool`: the partition buffers are made through it (mem/pool.hpp); null: mapped fresh.
   Prover(std::shared_ptr<const Key<E>> key, std::shared_ptr<GpuStage<E>> gpu,
-         std::shared_ptr<G2Stage<E>> g2, mem::BufferOptions opts = {});
+         std::shared_ptr<G2Stage<E>> g2, mem::BufferOptions opts = {},
+         std::shared_ptr<mem::BufferPool> pool = nullptr);
 
   const Key<E>& key() const { return *key_; }
   GpuStage<E>& gpu() { return *gpu_; }
   G2Stage<E>& g2() { return *g2_; }
 
-  // Carves the buffers out of `admission` (which must hold cost.life(), tagged synthesis) and has
-  // the source fill them. `admission` is consumed: what it held is now held by the result.
+  // Carves the buffers out of `admission` and has the source fill them. `admission` must hold
+  // cost.life() less what `lease` holds (tagged synthesis); the buffers the lease has pages for
+  // take them with their reservations. Both are consumed: what they held is now held by the result.
   Synthesized<E> synthesize(const circuit::PartitionSource<Fr>& source, std::size_t index,
                             const PartitionCost& cost, mem::Reservation admission,
-                            const std::stop_token& stop = {}) const;
+                            const std::stop_token& stop = {},
+                            mem::BufferPool::Lease lease = {}) const;
+  // Recycled pages for one partition of `shape`'s buffers (z, a, b, c, the G2 input), taken out
+  // of the pool before its admission; empty without a pool.
+  mem::BufferPool::Lease lease_buffers(const circuit::Shape& shape) const;
 
   // The GPU stage. r and s are drawn here from the OS CSPRNG and kept by the pending proof.
   PendingProof<E> start(Synthesized<E>&& part, const PartitionCost& cost);
@@ -234,6 +241,7 @@ class Prover {
   std::shared_ptr<GpuStage<E>> gpu_;
   std::shared_ptr<G2Stage<E>> g2_;
   mem::BufferOptions opts_;
+  std::shared_ptr<mem::BufferPool> pool_;
 };
 
 }  // namespace splitprove::pipeline

@@ -145,27 +145,34 @@ std::shared_ptr<G2Stage<E>> cpu_g2_stage() {
 
 template <class E>
 Prover<E>::Prover(std::shared_ptr<const Key<E>> key, std::shared_ptr<GpuStage<E>> gpu,
-                  std::shared_ptr<G2Stage<E>> g2, mem::BufferOptions opts)
-    : key_(std::move(key)), gpu_(std::move(gpu)), g2_(std::move(g2)), opts_(opts) {
+                  std::shared_ptr<G2Stage<E>> g2, mem::BufferOptions opts,
+                  std::shared_ptr<mem::BufferPool> pool)
+    : key_(std::move(key)),
+      gpu_(std::move(gpu)),
+      g2_(std::move(g2)),
+      opts_(opts),
+      pool_(std::move(pool)) {
   if (!key_ || !gpu_ || !g2_) throw Error("pipeline: a prover needs a key and both stages");
 }
 
 template <class E>
 Synthesized<E> Prover<E>::synthesize(const circuit::PartitionSource<Fr>& source, std::size_t index,
                                      const PartitionCost& cost, mem::Reservation admission,
-                                     const std::stop_token& stop) const {
-  if (admission.bytes() < cost.life())
-    throw mem::BudgetError(fmt::format("partition {}: admission holds {}, its life costs {}", index,
-                                       mem::format_bytes(admission.bytes()),
-                                       mem::format_bytes(cost.life())));
+                                     const std::stop_token& stop,
+                                     mem::BufferPool::Lease lease) const {
+  if (admission.bytes() + lease.bytes() < cost.life())
+    throw mem::BudgetError(fmt::format(
+        "partition {}: admission holds {} (and recycled pages {}), its life costs {}", index,
+        mem::format_bytes(admission.bytes()), mem::format_bytes(lease.bytes()),
+        mem::format_bytes(cost.life())));
   const auto shape = source.shape();
   Synthesized<E> s;
   s.index = index;
-  s.z = mem::Buffer<Fr>::carve(admission, shape.n_vars, opts_);
-  s.a = mem::Buffer<Fr>::carve(admission, shape.domain_size, opts_);
-  s.b = mem::Buffer<Fr>::carve(admission, shape.domain_size, opts_);
-  s.c = mem::Buffer<Fr>::carve(admission, shape.domain_size, opts_);
-  s.g2_input = mem::Buffer<Fr>::carve(admission, key_->g2.size(), opts_);
+  s.z = mem::Buffer<Fr>::carve(admission, shape.n_vars, opts_, pool_, &lease);
+  s.a = mem::Buffer<Fr>::carve(admission, shape.domain_size, opts_, pool_, &lease);
+  s.b = mem::Buffer<Fr>::carve(admission, shape.domain_size, opts_, pool_, &lease);
+  s.c = mem::Buffer<Fr>::carve(admission, shape.domain_size, opts_, pool_, &lease);
+  s.g2_input = mem::Buffer<Fr>::carve(admission, key_->g2.size(), opts_, pool_, &lease);
   s.rest = std::move(admission);
   source.synthesize(index, s.z.span(), s.a.span(), s.b.span(), s.c.span(), stop);
   if (stop.stop_requested()) return s;
@@ -187,6 +194,20 @@ Synthesized<E> Prover<E>::synthesize(const circuit::PartitionSource<Fr>& source,
           source.describe(), index, tail, s.g2_input.size(), cost.g2_tail));
   }
   return s;
+}
+
+template <class E>
+mem::BufferPool::Lease Prover<E>::lease_buffers(const circuit::Shape& shape) const {
+  if (!pool_) return {};
+  using Buf = mem::Buffer<Fr>;
+  const bool pinned = opts_.pin && mem::pin_hooks_installed();
+  const std::size_t abc = Buf::bytes_for(shape.domain_size, opts_);
+  const std::pair<std::size_t, bool> wants[] = {{Buf::bytes_for(shape.n_vars, opts_), pinned},
+                                                {abc, pinned},
+                                                {abc, pinned},
+                                                {abc, pinned},
+                                                {Buf::bytes_for(key_->g2.size(), opts_), pinned}};
+  return pool_->lease(wants);
 }
 
 template <class E>

@@ -102,6 +102,9 @@ RunReport run_jobs(const RunOptions& o, const std::function<JobSpec<E>(std::uint
   rep.backend = backend.describe();
   // The workers' scratch is sized for these partitions and reserved when the engine starts.
   EngineConfig ecfg = o.engine;
+  // A device backend copies the partition buffers to the device: pinned, they go by DMA.
+  ecfg.buffers.pin = ecfg.buffers.pin || backend.pin_host_buffers;
+  rep.pinned = ecfg.buffers.pin && mem::pin_hooks_installed();
   {
     check_shape<E>(specs[0].source->shape(), *specs[0].key, specs[0].source->describe());
     ecfg.fit_scratch(
@@ -138,6 +141,7 @@ RunReport run_jobs(const RunOptions& o, const std::function<JobSpec<E>(std::uint
   rep.books = engine.budget().books();
   rep.books_peak = rep.books.peak;
   rep.gpu_phases = backend.gpu->phase_report();
+  rep.pool = engine.pool_stats();
   // Everything back: the workers' scratch too (the verdict checks RSS came back to baseline).
   engine.shutdown();
   rep.books_after_shutdown = engine.budget().books().used;
@@ -283,6 +287,14 @@ std::string format_report(const RunOptions& o, const RunReport& r) {
       "{:.3f} s\n",
       mean(r.stats.synthesis), mean(r.stats.gpu), mean(r.stats.g2), mean(r.stats.finalize));
   if (!r.gpu_phases.empty()) out += fmt::format("gpu phases:    {}\n", r.gpu_phases);
+  if (o.engine.recycle_buffers)
+    out += fmt::format(
+        "buffers:       recycled{}: {} buffers made from kept pages; {} dead buffers kept, {} "
+        "unmapped at once (someone waited for memory), {} idle ones unmapped on demand\n",
+        r.pinned ? " and pinned" : "", r.pool.reused, r.pool.kept, r.pool.dropped, r.pool.trimmed);
+  else
+    out += fmt::format("buffers:       mapped fresh for every partition{}\n",
+                       r.pinned ? " (pinned)" : "");
   out += fmt::format("queues (max):  gpu {}/{}, g2 {}/{}, finalize {}/{}\n", r.stats.max_gpu_queue,
                      o.engine.gpu_queue, r.stats.max_g2_queue, o.engine.g2_queue,
                      r.stats.max_final_queue, o.engine.final_queue);

@@ -55,6 +55,8 @@ struct RunReport {
   std::uint64_t books_after_shutdown = 0;  // what the budget held after the engine shut down
   mem::BudgetBooks books;                  // at the end of the run: per-stage peaks (tags[t].peak)
   std::string gpu_phases;                  // GpuStage::phase_report() after the run
+  mem::BufferPool::Stats pool;             // the engine's buffer pool after the run
+  bool pinned = false;                     // partition buffers were pinned for the device
   std::vector<std::string> files;
 };
 

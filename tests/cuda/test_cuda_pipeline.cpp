@@ -179,8 +179,11 @@ TYPED_TEST(CudaPipeline, EngineProofsOnTheCudaStagesVerify) {
     auto id1 = engine.submit({bc.source(1), bc.key, 3});
     expect_verified<E>(engine.wait(id0), *bc.key, 3);
     expect_verified<E>(engine.wait(id1), *bc.key, 3);
-    // Only the workers' scratch is still held; shutdown gives it back.
-    EXPECT_EQ(engine.budget().books().used, engine.worker_scratch_bytes());
+    // Only the workers' scratch and the pool's idle (pinned) pages are still held; shutdown gives
+    // them back.
+    EXPECT_EQ(engine.budget().books().used,
+              engine.worker_scratch_bytes() + engine.pool_stats().idle_bytes);
+    EXPECT_GT(engine.pool_stats().reused, 0u);
     engine.shutdown();
     EXPECT_EQ(engine.budget().books().used, 0u);
   }
@@ -298,7 +301,8 @@ TYPED_TEST(CudaPipeline, WrongWitnessIsRejected) {
   EXPECT_FALSE(r.ok);
   EXPECT_NE(r.error.find("partition 1"), std::string::npos) << r.error;
   EXPECT_NE(r.error.find("does not verify"), std::string::npos) << r.error;
-  EXPECT_EQ(engine.budget().books().used, engine.worker_scratch_bytes());
+  EXPECT_EQ(engine.budget().books().used,
+            engine.worker_scratch_bytes() + engine.pool_stats().idle_bytes);
   engine.shutdown();
   EXPECT_EQ(engine.budget().books().used, 0u);
 }

@@ -1,0 +1,92 @@
+#include "mem/pool.hpp"
+
+#include <utility>
+#include <vector>
+
+namespace splitprove::mem {
+
+std::uint64_t BufferPool::Lease::bytes() const {
+  std::uint64_t n = 0;
+  for (const auto& b : blocks_) n += b.paid.bytes();
+  return n;
+}
+
+std::optional<BufferPool::Block> BufferPool::Lease::take(std::size_t mapped_bytes, bool pinned) {
+  for (auto it = blocks_.begin(); it != blocks_.end(); ++it)
+    if (it->pages.mapped_bytes() == mapped_bytes && it->pages.pinned() == pinned) {
+      Block b = std::move(*it);
+      blocks_.erase(it);
+      return b;
+    }
+  return std::nullopt;
+}
+
+BufferPool::Lease BufferPool::lease(std::span<const std::pair<std::size_t, bool>> wants) {
+  Lease l;
+  std::lock_guard lk(mu_);
+  for (const auto& w : wants) {
+    auto it = idle_.find(w);
+    if (it == idle_.end()) continue;
+    l.blocks_.push_back(std::move(it->second));
+    idle_.erase(it);
+    idle_bytes_ -= w.first;
+    ++stats_.reused;
+  }
+  return l;
+}
+
+void BufferPool::put(PageMapping pages, Reservation paid) noexcept {
+  if (!pages.data()) return;
+  const std::size_t size = pages.mapped_bytes();
+  // Keep only what is paid for in full, and never while someone waits for memory on that budget
+  // (the idle block would hold bytes the waiter needs; reclaim would only free it again).
+  bool keep = paid.bytes() >= size && paid.budget() && !paid.budget()->has_waiters();
+  {
+    std::lock_guard lk(mu_);
+    keep = keep && (max_idle_ == 0 || idle_bytes_ + size <= max_idle_);
+    if (!keep) {
+      ++stats_.dropped;
+    } else {
+      ++stats_.kept;
+    }
+  }
+  if (keep) {
+    try {
+      paid.retag(Tag::pinned);
+    } catch (...) {
+      keep = false;
+    }
+  }
+  if (!keep) {  // unmapped first, then given back (DESIGN §1.5)
+    pages.unmap();
+    paid.reset();
+    return;
+  }
+  std::lock_guard lk(mu_);
+  idle_bytes_ += size;
+  const bool pinned = pages.pinned();
+  idle_.emplace(std::pair{size, pinned}, Block{std::move(paid), std::move(pages)});
+}
+
+void BufferPool::trim() noexcept {
+  std::multimap<std::pair<std::size_t, bool>, Block> gone;
+  {
+    std::lock_guard lk(mu_);
+    gone.swap(idle_);
+    stats_.trimmed += gone.size();
+    idle_bytes_ = 0;
+  }
+  // Each block unmaps its pages, then gives its bytes back (outside the lock: giving back grants
+  // waiters, which may make buffers that come back here).
+  gone.clear();
+}
+
+BufferPool::Stats BufferPool::stats() const {
+  std::lock_guard lk(mu_);
+  Stats s = stats_;
+  s.idle_blocks = idle_.size();
+  s.idle_bytes = idle_bytes_;
+  return s;
+}
+
+}  // namespace splitprove::mem

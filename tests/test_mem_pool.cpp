@@ -1,0 +1,176 @@
+// BufferPool: a dead buffer's pages serve the next buffer of the same size; idle pages stay booked
+// and go back when someone has to wait for memory (MemoryBudget::set_reclaim).
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstring>
+#include <thread>
+
+#include "mem/buffer.hpp"
+#include "mem/pool.hpp"
+
+using namespace splitprove::mem;
+
+namespace {
+constexpr std::size_t kCount = (std::size_t(8) << 20) / sizeof(std::uint64_t);  // 8 MiB
+
+void fill(Buffer<std::uint64_t>& b, std::uint64_t v) {
+  for (auto& x : b) x = v;
+}
+}  // namespace
+
+TEST(MemPool, ADeadBuffersPagesServeTheNextBufferZeroedAndStayBookedWhileIdle) {
+  MemoryBudget budget(64 * MiB);
+  auto pool = std::make_shared<BufferPool>();
+  const void* first = nullptr;
+  {
+    Reservation adm = budget.reserve(8 * MiB, Tag::synthesis);
+    auto b = Buffer<std::uint64_t>::carve(adm, kCount, {}, pool);
+    EXPECT_EQ(b.size(), kCount);
+    fill(b, 0xabcdef);
+    first = b.data();
+    EXPECT_EQ(budget.books().used, 8 * MiB);
+  }
+  // Dead: the pages are idle in the pool, still mapped, still booked (tag pinned).
+  auto books = budget.books();
+  EXPECT_EQ(books.used, 8 * MiB);
+  EXPECT_EQ(books[Tag::pinned].bytes, 8 * MiB);
+  EXPECT_EQ(books[Tag::synthesis].bytes, 0u);
+  EXPECT_EQ(pool->stats().idle_blocks, 1u);
+  EXPECT_EQ(pool->stats().kept, 1u);
+  {
+    const std::pair<std::size_t, bool> wants[] = {{8 * MiB, false}, {8 * MiB, false}};
+    auto lease = pool->lease(wants);  // one block is idle: the lease holds it, still paid
+    EXPECT_EQ(lease.size(), 1u);
+    EXPECT_EQ(lease.bytes(), 8 * MiB);
+    EXPECT_EQ(pool->stats().idle_blocks, 0u);
+    Reservation adm = budget.reserve(8 * MiB, Tag::synthesis);  // the second buffer's share
+    EXPECT_EQ(budget.books().used, 16 * MiB);
+    auto b = Buffer<std::uint64_t>::carve(adm, kCount, {}, pool, &lease);
+    EXPECT_EQ(static_cast<const void*>(b.data()), first);  // the same pages
+    for (auto x : b) ASSERT_EQ(x, 0u);                       // zeroed for the new owner
+    EXPECT_EQ(adm.bytes(), 8 * MiB);  // the lease paid for it, not the admission
+    EXPECT_EQ(lease.size(), 0u);
+    auto c = Buffer<std::uint64_t>::carve(adm, kCount, {}, pool, &lease);  // the lease is empty
+    EXPECT_NE(static_cast<const void*>(c.data()), first);
+    EXPECT_EQ(adm.bytes(), 0u);
+    books = budget.books();
+    EXPECT_EQ(books.used, 16 * MiB);
+    EXPECT_EQ(books[Tag::pinned].bytes, 0u);
+    EXPECT_EQ(books[Tag::synthesis].bytes, 16 * MiB);
+    EXPECT_EQ(pool->stats().reused, 1u);
+  }
+  EXPECT_EQ(pool->stats().idle_blocks, 2u);
+  pool->trim();
+  EXPECT_EQ(budget.books().used, 0u);
+  EXPECT_EQ(pool->stats().trimmed, 2u);
+}
+
+TEST(MemPool, ALeaseThatDiesUnusedUnmapsItsPagesAndGivesTheirBytesBack) {
+  MemoryBudget budget(64 * MiB);
+  auto pool = std::make_shared<BufferPool>();
+  {
+    Reservation adm = budget.reserve(8 * MiB, Tag::synthesis);
+    auto b = Buffer<std::uint64_t>::carve(adm, kCount, {}, pool);
+  }
+  const std::pair<std::size_t, bool> wants[] = {{8 * MiB, false}};
+  {
+    auto lease = pool->lease(wants);
+    EXPECT_EQ(budget.books().used, 8 * MiB);
+  }
+  EXPECT_EQ(budget.books().used, 0u);
+  EXPECT_EQ(pool->stats().idle_blocks, 0u);
+}
+
+TEST(MemPool, OnlyTheSameMappedSizeIsReused) {
+  MemoryBudget budget(64 * MiB);
+  auto pool = std::make_shared<BufferPool>();
+  {
+    Reservation adm = budget.reserve(8 * MiB, Tag::synthesis);
+    auto b = Buffer<std::uint64_t>::carve(adm, kCount, {}, pool);
+  }
+  {
+    const std::pair<std::size_t, bool> wants[] = {{4 * MiB, false}};
+    auto lease = pool->lease(wants);
+    EXPECT_EQ(lease.size(), 0u);  // no idle block of 4 MiB
+    Reservation adm = budget.reserve(4 * MiB, Tag::synthesis);
+    auto b = Buffer<std::uint64_t>::carve(adm, kCount / 2, {}, pool, &lease);  // mapped fresh
+    EXPECT_EQ(pool->stats().reused, 0u);
+    EXPECT_EQ(budget.books().used, 12 * MiB);  // the idle 8 MiB block and this one
+  }
+  EXPECT_EQ(pool->stats().idle_blocks, 2u);
+  pool.reset();  // the pool dies with its idle blocks: everything goes back
+  EXPECT_EQ(budget.books().used, 0u);
+}
+
+TEST(MemPool, AReserveThatWouldWaitGetsTheIdleBytesBackThroughReclaim) {
+  MemoryBudget budget(16 * MiB);
+  auto pool = std::make_shared<BufferPool>();
+  budget.set_reclaim([p = pool.get()] { p->trim(); });
+  {
+    Reservation adm = budget.reserve(8 * MiB, Tag::synthesis);
+    auto b = Buffer<std::uint64_t>::carve(adm, kCount, {}, pool);
+  }
+  EXPECT_EQ(budget.books().used, 8 * MiB);  // idle in the pool
+  // 12 MiB do not fit beside the idle 8: the request queues, the pool is trimmed, it is granted.
+  Reservation big = budget.reserve(12 * MiB, Tag::synthesis);
+  EXPECT_EQ(big.bytes(), 12 * MiB);
+  EXPECT_EQ(pool->stats().idle_blocks, 0u);
+  EXPECT_EQ(pool->stats().trimmed, 1u);
+  EXPECT_EQ(budget.books().used, 12 * MiB);
+  big.reset();
+  budget.set_reclaim({});
+}
+
+TEST(MemPool, ADeadBufferIsNotKeptWhileSomeoneWaitsForMemory) {
+  MemoryBudget budget(16 * MiB);
+  auto pool = std::make_shared<BufferPool>();
+  Reservation adm = budget.reserve(8 * MiB, Tag::synthesis);
+  auto b = Buffer<std::uint64_t>::carve(adm, kCount, {}, pool);
+  fill(b, 7);
+  std::thread waiter([&] {
+    Reservation r = budget.reserve(12 * MiB, Tag::synthesis);  // waits for b's bytes
+    EXPECT_EQ(r.bytes(), 12 * MiB);
+  });
+  while (!budget.has_waiters()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  b.reset();  // someone waits: the pages are unmapped and the bytes go to the waiter
+  waiter.join();
+  const auto st = pool->stats();
+  EXPECT_EQ(st.kept, 0u);
+  EXPECT_EQ(st.dropped, 1u);
+  EXPECT_EQ(st.idle_blocks, 0u);
+  EXPECT_EQ(budget.books().used, 0u);
+}
+
+TEST(MemPool, PinnedBuffersAreReusedPinnedAndUnpinnedOnlyWhenUnmapped) {
+  struct HookGuard {
+    ~HookGuard() { clear_pin_hooks(); }
+  } guard;
+  int pins = 0, unpins = 0;
+  set_pin_hooks({[&](void*, std::size_t) { ++pins; }, [&](void*, std::size_t) { ++unpins; }});
+  MemoryBudget budget(64 * MiB);
+  auto pool = std::make_shared<BufferPool>();
+  BufferOptions pin;
+  pin.pin = true;
+  const std::pair<std::size_t, bool> wants[] = {{8 * MiB, true}};
+  for (int i = 0; i < 3; ++i) {
+    auto lease = pool->lease(wants);
+    Reservation adm = budget.reserve(8 * MiB - lease.bytes(), Tag::synthesis);
+    auto b = Buffer<std::uint64_t>::carve(adm, kCount, pin, pool, &lease);
+    EXPECT_TRUE(b.pinned());
+  }
+  EXPECT_EQ(pins, 1);  // pinned once, reused twice
+  EXPECT_EQ(unpins, 0);
+  EXPECT_EQ(pool->stats().reused, 2u);
+  {
+    const std::pair<std::size_t, bool> plain[] = {{8 * MiB, false}};
+    auto lease = pool->lease(plain);
+    EXPECT_EQ(lease.size(), 0u);  // the idle block is pinned: not for an unpinned buffer
+    Reservation adm = budget.reserve(8 * MiB, Tag::synthesis);
+    auto b = Buffer<std::uint64_t>::carve(adm, kCount, {}, pool, &lease);
+    EXPECT_FALSE(b.pinned());
+  }
+  pool->trim();
+  EXPECT_EQ(unpins, 1);
+  EXPECT_EQ(budget.books().used, 0u);
+}
