@@ -2,6 +2,7 @@
 // and go back when someone has to wait for memory (MemoryBudget::set_reclaim).
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <thread>
@@ -172,5 +173,54 @@ TEST(MemPool, PinnedBuffersAreReusedPinnedAndUnpinnedOnlyWhenUnmapped) {
   }
   pool->trim();
   EXPECT_EQ(unpins, 1);
+  EXPECT_EQ(budget.books().used, 0u);
+}
+
+TEST(MemPool, ASubscribedTakerGetsDeadBuffersEvenWhileItWaitsForMemory) {
+  MemoryBudget budget(20 * MiB);
+  auto pool = std::make_shared<BufferPool>();
+  budget.set_reclaim([p = pool.get()] { p->trim(); });
+  Reservation adm = budget.reserve(16 * MiB, Tag::synthesis);
+  auto b1 = Buffer<std::uint64_t>::carve(adm, kCount, {}, pool);
+  auto b2 = Buffer<std::uint64_t>::carve(adm, kCount, {}, pool);
+  const void* p1 = b1.data();
+  const void* p2 = b2.data();
+  // The taker wants two 8 MiB buffers plus 2 MiB; 4 MiB are free. It subscribes, leases what is
+  // idle and waits for the rest; each dead buffer wakes it to take the pages.
+  std::atomic<int> wakes{0};
+  const void* got = nullptr;
+  std::thread taker([&] {
+    const std::pair<std::size_t, bool> wants[] = {{8 * MiB, false}, {8 * MiB, false}};
+    BufferPool::Lease lease;
+    Reservation rest;
+    for (;;) {
+      auto wake = std::make_shared<std::stop_source>();
+      auto sub = pool->subscribe(wake);
+      pool->top_up(lease, wants);
+      try {
+        rest = budget.reserve(18 * MiB - lease.bytes(), Tag::synthesis, wake->get_token());
+        break;
+      } catch (const ReserveCancelled&) {
+        ++wakes;
+      }
+    }
+    EXPECT_EQ(lease.size(), 2u);
+    auto c = Buffer<std::uint64_t>::carve(rest, kCount, {}, pool, &lease);
+    got = c.data();
+    EXPECT_EQ(c[0], 0u);  // zeroed
+  });
+  while (!budget.has_waiters()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  fill(b1, 5);
+  b1.reset();  // kept (the taker is subscribed) and handed over
+  b2.reset();
+  taker.join();
+  EXPECT_GE(wakes.load(), 1);
+  EXPECT_TRUE(got == p1 || got == p2);  // one of the two dead buffers' pages
+  const auto st = pool->stats();
+  EXPECT_EQ(st.kept, 2u + 1u);  // b1, b2, and the taker's buffer when it died
+  EXPECT_EQ(st.reused, 2u);
+  EXPECT_EQ(st.dropped, 0u);
+  pool->trim();
+  budget.set_reclaim({});
   EXPECT_EQ(budget.books().used, 0u);
 }

@@ -169,6 +169,25 @@ class SlowG2 final : public pipeline::G2Stage<E> {
   std::shared_ptr<pipeline::G2Stage<E>> inner_ = pipeline::cpu_g2_stage<E>();
 };
 
+// A GPU stage that gives its inputs back as a device stage does (each buffer dies whole once it
+// is "uploaded", its pages going back to the engine's pool), computing on the CPU.
+class ReleasingGpu final : public pipeline::GpuStage<E> {
+ public:
+  std::string name() const override { return "releasing-cpu"; }
+  zk::G1Results<E> run(const pipeline::Key<E>& key, mem::Buffer<Fr> z, mem::Buffer<Fr> a,
+                       mem::Buffer<Fr> b, mem::Buffer<Fr> c) override {
+    zk::G1Results<E> out;
+    zk::h_scalars<E>(key.domain, a.span(), b.span(), c.span(), key.pk->h_basis);
+    b.reset();
+    c.reset();
+    out.h = zk::msm_h<E>(*key.pk, a.span());
+    a.reset();
+    zk::msm_z<E>(*key.pk, z.span(), out);
+    z.reset();
+    return out;
+  }
+};
+
 // Stages that fail on their n-th call (a device error, say).
 class FailingGpu final : public pipeline::GpuStage<E> {
  public:
@@ -329,6 +348,38 @@ TEST(PipelineEngine, PartitionBuffersAreRecycledAndAllGoBackAtShutdown) {
     EXPECT_EQ(engine.budget().books().used, 0u);
     EXPECT_EQ(engine.pool_stats().idle_blocks, 0u);
   }
+}
+
+// Under a budget of two partitions with more synthesis workers than that, the admitting partition
+// takes the pages of partitions that die while it waits (instead of each partition mapping fresh
+// ones): every proof verifies, the books stay within the budget, nothing is left after shutdown.
+TEST(PipelineEngine, RecycledPagesPassToTheWaitingPartitionUnderATightBudget) {
+  const auto& ch = chain();
+  auto probe = ch.source(ch.witnesses(1, 1));
+  auto gpu = std::make_shared<ReleasingGpu>();
+  auto g2 = pipeline::cpu_g2_stage<E>();
+  const auto cost = pipeline::partition_cost<E>(probe->shape(), *ch.key, {}, *gpu, *g2);
+  pipeline::EngineConfig cfg;
+  cfg.synthesis_workers = 4;
+  cfg.gpu_workers = 1;
+  cfg.g2_workers = 2;
+  cfg.fit_scratch(cost);
+  cfg.host_budget = cfg.worker_scratch() + 2 * cost.life();
+  pipeline::Engine<E> engine(cfg, gpu, g2);
+  std::vector<std::vector<io::Witness<E>>> wss;
+  std::vector<std::uint64_t> ids;
+  for (int j = 0; j < 3; ++j) {
+    wss.push_back(ch.witnesses(4, 300 + 10 * j));
+    ids.push_back(engine.submit({ch.source(wss.back()), ch.key, 4}));
+  }
+  for (int j = 0; j < 3; ++j) expect_valid(engine.wait(ids[j]), *ch.key, wss[j]);
+  const auto st = engine.pool_stats();
+  // 12 partitions of 5 buffers: all but the first few partitions' buffers came from the pool.
+  EXPECT_GE(st.reused, 30u) << "kept " << st.kept << ", dropped " << st.dropped;
+  EXPECT_LE(engine.budget().books().peak, cfg.host_budget);
+  EXPECT_EQ(items_held(engine), 0u);
+  engine.shutdown();
+  EXPECT_EQ(engine.budget().books().used, 0u);
 }
 
 TEST(PipelineEngine, UnsatisfiedWitnessFailsOnlyItsJobAndNamesTheConstraint) {

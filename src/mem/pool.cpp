@@ -1,5 +1,6 @@
 #include "mem/pool.hpp"
 
+#include <map>
 #include <utility>
 #include <vector>
 
@@ -23,8 +24,20 @@ std::optional<BufferPool::Block> BufferPool::Lease::take(std::size_t mapped_byte
 
 BufferPool::Lease BufferPool::lease(std::span<const std::pair<std::size_t, bool>> wants) {
   Lease l;
+  top_up(l, wants);
+  return l;
+}
+
+void BufferPool::top_up(Lease& l, std::span<const std::pair<std::size_t, bool>> wants) {
+  // What the lease holds, by key; each want is covered by one of them or by an idle block.
+  std::map<std::pair<std::size_t, bool>, std::size_t> held;
+  for (const auto& b : l.blocks_) ++held[{b.pages.mapped_bytes(), b.pages.pinned()}];
   std::lock_guard lk(mu_);
   for (const auto& w : wants) {
+    if (auto h = held.find(w); h != held.end() && h->second > 0) {
+      --h->second;
+      continue;
+    }
     auto it = idle_.find(w);
     if (it == idle_.end()) continue;
     l.blocks_.push_back(std::move(it->second));
@@ -32,7 +45,21 @@ BufferPool::Lease BufferPool::lease(std::span<const std::pair<std::size_t, bool>
     idle_bytes_ -= w.first;
     ++stats_.reused;
   }
-  return l;
+}
+
+void BufferPool::Subscription::reset() noexcept {
+  if (!pool_) return;
+  std::lock_guard lk(pool_->mu_);
+  pool_->subscriber_.reset();
+  pool_ = nullptr;
+}
+
+BufferPool::Subscription BufferPool::subscribe(std::shared_ptr<std::stop_source> wake) {
+  std::lock_guard lk(mu_);
+  subscriber_ = std::move(wake);
+  Subscription s;
+  s.pool_ = this;
+  return s;
 }
 
 void BufferPool::put(PageMapping pages, Reservation paid) noexcept {
@@ -40,10 +67,11 @@ void BufferPool::put(PageMapping pages, Reservation paid) noexcept {
   const std::size_t size = pages.mapped_bytes();
   // Keep only what is paid for in full, and never while someone waits for memory on that budget
   // (the idle block would hold bytes the waiter needs; reclaim would only free it again).
-  bool keep = paid.bytes() >= size && paid.budget() && !paid.budget()->has_waiters();
+  const bool waiters = paid.budget() && paid.budget()->has_waiters();
+  bool keep = paid.bytes() >= size && paid.budget();
   {
     std::lock_guard lk(mu_);
-    keep = keep && (max_idle_ == 0 || idle_bytes_ + size <= max_idle_);
+    keep = keep && (!waiters || subscriber_) && (max_idle_ == 0 || idle_bytes_ + size <= max_idle_);
     if (!keep) {
       ++stats_.dropped;
     } else {
@@ -62,10 +90,15 @@ void BufferPool::put(PageMapping pages, Reservation paid) noexcept {
     paid.reset();
     return;
   }
-  std::lock_guard lk(mu_);
-  idle_bytes_ += size;
-  const bool pinned = pages.pinned();
-  idle_.emplace(std::pair{size, pinned}, Block{std::move(paid), std::move(pages)});
+  std::shared_ptr<std::stop_source> wake;
+  {
+    std::lock_guard lk(mu_);
+    idle_bytes_ += size;
+    const bool pinned = pages.pinned();
+    idle_.emplace(std::pair{size, pinned}, Block{std::move(paid), std::move(pages)});
+    wake = subscriber_;
+  }
+  if (wake) wake->request_stop();  // outside the lock: it cancels the taker's wait on the budget
 }
 
 void BufferPool::trim() noexcept {

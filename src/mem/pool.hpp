@@ -8,6 +8,9 @@
 // A pool keeps the dead buffer's pages mapped (and pinned, when the buffers are made with
 // BufferOptions::pin) and hands them to the next buffer of the same mapped size.
 //
+// Under a tight budget the engine's admission subscribes (one at a time) and takes dead buffers'
+// pages as they come, instead of waiting for them to be unmapped and mapping fresh ones.
+//
 // Books. An idle block stays booked: the reservation that paid for the dead buffer moves into the
 // pool with its pages (retagged `pinned`), so the books never show as free what is still mapped.
 // reservation pays for the buffer made from it (through a Lease, taken before the work item's
@@ -22,7 +25,9 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <memory>
 #include <optional>
+#include <stop_token>
 #include <span>
 #include <utility>
 #include <vector>
@@ -70,6 +75,33 @@ class BufferPool {
   };
   // At most one idle block for each (mapped bytes, pinned) of `wants`.
   Lease lease(std::span<const std::pair<std::size_t, bool>> wants);
+  // Adds idle blocks to `l` for the entries of `wants` it does not cover yet (counted by size).
+  void top_up(Lease& l, std::span<const std::pair<std::size_t, bool>> wants);
+
+  // One waiting taker at a time (the engine's admission, which holds a lease while it waits for
+  // the rest of its bytes): while subscribed, a dead buffer is kept even when someone waits on the
+  // budget, and `wake` is stopped after each put so the taker tops its lease up. Without a
+  // subscriber a waiter on the budget means the bytes are needed elsewhere: dead buffers are
+  // unmapped at once.
+  class Subscription {
+   public:
+    Subscription() = default;
+    Subscription(Subscription&& o) noexcept : pool_(std::exchange(o.pool_, nullptr)) {}
+    Subscription& operator=(Subscription&& o) noexcept {
+      if (this != &o) {
+        reset();
+        pool_ = std::exchange(o.pool_, nullptr);
+      }
+      return *this;
+    }
+    ~Subscription() { reset(); }
+    void reset() noexcept;
+
+   private:
+    friend class BufferPool;
+    BufferPool* pool_ = nullptr;
+  };
+  Subscription subscribe(std::shared_ptr<std::stop_source> wake);
   // A dead buffer's pages and the reservation that paid for them: kept for reuse, or unmapped and
   // given back now when someone waits on the reservation's budget or the pool is full.
   void put(PageMapping pages, Reservation paid) noexcept;
@@ -83,6 +115,7 @@ class BufferPool {
   std::multimap<std::pair<std::size_t, bool>, Block> idle_;  // by (mapped bytes, pinned)
   std::uint64_t idle_bytes_ = 0;
   Stats stats_;
+  std::shared_ptr<std::stop_source> subscriber_;
 };
 
 }  // namespace splitprove::mem

@@ -184,6 +184,7 @@ class Engine {
   class Queue;
 
   void synthesis_worker();
+  mem::Reservation admit(Job& job, mem::BufferPool::Lease& lease);
   void gpu_worker();
   void g2_worker();
   void finalizer();
@@ -200,6 +201,7 @@ class Engine {
   mem::MemoryBudget budget_;
   // Dies before budget_ (declared after it): its idle blocks give their bytes back first.
   std::shared_ptr<mem::BufferPool> pool_;
+  std::mutex admit_mu_;  // one admission at a time while buffers are recycled (admit())
   std::shared_ptr<GpuStage<E>> gpu_;
   std::shared_ptr<G2Stage<E>> g2_;
   std::mutex sampler_mu_;

@@ -267,6 +267,9 @@ std::uint64_t Engine<E>::worker_scratch_bytes() const {
 
 template <class E>
 void Engine<E>::fit_worker_scratch(const PartitionCost& cost, const std::string& what) {
+  // No partition is being admitted meanwhile: an admitting partition holds recycled pages while
+  // it waits (admit()), which the scratch's priority request might need.
+  std::lock_guard turn(admit_mu_);
   std::lock_guard lk(scratch_mu_);
   EngineConfig want = cfg_;  // the worker counts
   want.synth_scratch = held_scratch_.synth_scratch;
@@ -455,6 +458,35 @@ void Engine<E>::item_gone(Job& job, bool finalized) {
 
 // ---- workers ----------------------------------------------------------------------------------
 
+// Admission with recycled pages (EngineConfig::recycle_buffers). One partition at a time is
+// admitted (admit_mu_): it subscribes to the pool, leases the idle pages its buffers can use (they
+// stay paid by their own reservations) and reserves only the rest of its life; while it waits for
+// those bytes, each buffer that dies elsewhere is kept for it and wakes it to top its lease up.
+// So under a tight budget the dead partitions' pages pass straight to the next one (no unmap, no
+// fresh mapping, no new pinning). No deadlock: the one admitting partition waits only for what
+// partitions already admitted give back, and their progress needs no admission; pages it cannot
+// use are unmapped when its wait begins (the budget's reclaim).
+template <class E>
+mem::Reservation Engine<E>::admit(Job& job, mem::BufferPool::Lease& lease) {
+  const auto stop = job.stop.get_token();
+  if (!job.prover->recycles()) return budget_.reserve(job.cost.life(), mem::Tag::synthesis, stop);
+  std::lock_guard turn(admit_mu_);
+  const auto shape = job.spec.source->shape();
+  for (;;) {
+    auto wake = std::make_shared<std::stop_source>();
+    std::stop_callback on_stop(stop, [&wake] { wake->request_stop(); });
+    auto sub = job.prover->pool()->subscribe(wake);
+    job.prover->top_up_lease(lease, shape);
+    try {
+      return budget_.reserve(job.cost.life() - lease.bytes(), mem::Tag::synthesis,
+                             wake->get_token());
+    } catch (const mem::ReserveCancelled&) {
+      if (stop.stop_requested()) throw;  // the job ended; the lease dies with this frame's caller
+      // else: a buffer died into the pool while we waited; take it and try again
+    }
+  }
+}
+
 template <class E>
 void Engine<E>::synthesis_worker() {
   for (;;) {
@@ -475,22 +507,8 @@ void Engine<E>::synthesis_worker() {
     Job& job = *it->job;
     try {
       // Admission: the partition's whole life before anything is allocated (FIFO under a budget).
-      // Recycled pages (still paid for) cover part of it when the pool has them and the rest is
-      // granted at once; a partition that has to wait for memory takes none (they would hold
-      // bytes while it waits: the pool gives its idle pages back instead, and it maps fresh).
       mem::BufferPool::Lease lease;
-      mem::Reservation adm;
-      if (pool_) {
-        lease = job.prover->lease_buffers(job.spec.source->shape());
-        if (lease.size() != 0) {
-          if (auto r = budget_.try_reserve(job.cost.life() - lease.bytes(), mem::Tag::synthesis))
-            adm = std::move(*r);
-          else
-            lease = {};  // unmapped; its bytes go back before this partition waits
-        }
-      }
-      if (lease.size() == 0)
-        adm = budget_.reserve(job.cost.life(), mem::Tag::synthesis, job.stop.get_token());
+      mem::Reservation adm = admit(job, lease);
       mark("start", "synthesis", *it);
       const auto t0 = std::chrono::steady_clock::now();
       util::PoolRank rank(it->pool_rank());

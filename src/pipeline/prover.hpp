@@ -224,9 +224,12 @@ class Prover {
                             const PartitionCost& cost, mem::Reservation admission,
                             const std::stop_token& stop = {},
                             mem::BufferPool::Lease lease = {}) const;
-  // Recycled pages for one partition of `shape`'s buffers (z, a, b, c, the G2 input), taken out
-  // of the pool before its admission; empty without a pool.
-  mem::BufferPool::Lease lease_buffers(const circuit::Shape& shape) const;
+  // Adds to `lease` recycled pages for the buffers of one partition of `shape` (z, a, b, c, the
+  // G2 input) that it does not cover yet, from the pool (before the partition's admission, which
+  // then reserves only the rest). Nothing without a pool.
+  void top_up_lease(mem::BufferPool::Lease& lease, const circuit::Shape& shape) const;
+  bool recycles() const { return pool_ != nullptr; }
+  mem::BufferPool* pool() const { return pool_.get(); }
 
   // The GPU stage. r and s are drawn here from the OS CSPRNG and kept by the pending proof.
   PendingProof<E> start(Synthesized<E>&& part, const PartitionCost& cost);

@@ -197,8 +197,8 @@ Synthesized<E> Prover<E>::synthesize(const circuit::PartitionSource<Fr>& source,
 }
 
 template <class E>
-mem::BufferPool::Lease Prover<E>::lease_buffers(const circuit::Shape& shape) const {
-  if (!pool_) return {};
+void Prover<E>::top_up_lease(mem::BufferPool::Lease& lease, const circuit::Shape& shape) const {
+  if (!pool_) return;
   using Buf = mem::Buffer<Fr>;
   const bool pinned = opts_.pin && mem::pin_hooks_installed();
   const std::size_t abc = Buf::bytes_for(shape.domain_size, opts_);
@@ -207,7 +207,7 @@ mem::BufferPool::Lease Prover<E>::lease_buffers(const circuit::Shape& shape) con
                                                 {abc, pinned},
                                                 {abc, pinned},
                                                 {Buf::bytes_for(key_->g2.size(), opts_), pinned}};
-  return pool_->lease(wants);
+  pool_->top_up(lease, wants);
 }
 
 template <class E>

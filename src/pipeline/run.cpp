@@ -102,8 +102,10 @@ RunReport run_jobs(const RunOptions& o, const std::function<JobSpec<E>(std::uint
   rep.backend = backend.describe();
   // The workers' scratch is sized for these partitions and reserved when the engine starts.
   EngineConfig ecfg = o.engine;
-  // A device backend copies the partition buffers to the device: pinned, they go by DMA.
-  ecfg.buffers.pin = ecfg.buffers.pin || backend.pin_host_buffers;
+  // A device backend copies the partition buffers to the device: pinned, they go by DMA. Only
+  // recycled pages are pinned (pinning and unpinning a fresh mapping per partition costs more
+  // than the copy it saves, and stalls the device's other work).
+  ecfg.buffers.pin = ecfg.buffers.pin || (backend.pin_host_buffers && ecfg.recycle_buffers);
   rep.pinned = ecfg.buffers.pin && mem::pin_hooks_installed();
   {
     check_shape<E>(specs[0].source->shape(), *specs[0].key, specs[0].source->describe());
@@ -136,7 +138,6 @@ RunReport run_jobs(const RunOptions& o, const std::function<JobSpec<E>(std::uint
   results.reserve(ids.size());
   for (auto id : ids) results.push_back(engine.wait(id));
   rep.wall_s = std::chrono::duration<double>(Clock::now() - t0).count();
-  sampler.mark(mem::kWorkEnd);
   rep.stats = engine.stats();
   rep.books = engine.budget().books();
   rep.books_peak = rep.books.peak;
@@ -145,6 +146,9 @@ RunReport run_jobs(const RunOptions& o, const std::function<JobSpec<E>(std::uint
   // Everything back: the workers' scratch too (the verdict checks RSS came back to baseline).
   engine.shutdown();
   rep.books_after_shutdown = engine.budget().books().used;
+  // The work ends when the engine has given everything back: its recycled pages (idle in the
+  // pool until shutdown) belong to the run, not to what follows it.
+  sampler.mark(mem::kWorkEnd);
   // The workers' heap scratch (MSM buckets, tails) was freed; what the allocator still keeps in
   // free chunks goes back to the OS, so that the drain check (and a next run's baseline, in a
   // sweep) sees what is really still allocated. Memory still allocated stays.
