@@ -1,7 +1,6 @@
 // The MSMs of a BN254 proof over a real key and witness, with and without the GLV split,
 // interleaved: process CPU time (all pool threads) and wall time per MSM, medians over REPS.
-// Separates the split's effect on the key's own MSMs from the rest of the proof. The last G1 row
-// is A, B1 and C in one msm_multi call (what the prover runs), against the three rows above it.
+// Separates the split's effect on the key's own MSMs from the rest of the proof.
 //   tool_msm_key circuit.zkey witness.wtns [reps]     (a BN254 key: snarkjs "bn128")
 #include <fmt/format.h>
 
@@ -61,11 +60,6 @@ int main(int argc, char** argv) try {
       {"G1 C (L)",
        [&](const msm::Options& o) {
          (void)msm::msm<E::G1>(pk.c, z.subspan(std::size_t(pk.n_public) + 1), o);
-       }},
-      {"G1 A+B1+C (multi)",
-       [&](const msm::Options& o) {
-         const std::span<const E::G1::Affine> b[3] = {pk.a, pk.b1, pk.c};
-         (void)msm::msm_multi<E::G1>(b, z, o);
        }},
       {"G2 B2", [&](const msm::Options& o) { (void)msm::msm<E::G2>(g2.bases, g2_scalars, o); }},
   };

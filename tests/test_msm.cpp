@@ -1,7 +1,6 @@
-// Multi-scalar multiplication, typed over BLS12-381 G1 and G2 (msm_multi over the groups of both
-// curves). Every check compares against a value computed another way: the closed form
-// sum_i (i·m)·(i·G) = m·n(n+1)(2n+1)/6·G, the double-and-add reference msm_naive, one scalar
-// multiplication, or (msm_multi) one msm per base vector.
+// Multi-scalar multiplication, typed over BLS12-381 G1 and G2. Every check compares against a value
+// computed another way: the closed form sum_i (i·m)·(i·G) = m·n(n+1)(2n+1)/6·G, the double-and-add
+// reference msm_naive, or one scalar multiplication.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,7 +11,6 @@
 #include <vector>
 
 #include "ec/bls12_381.hpp"
-#include "ec/bn254.hpp"
 #include "msm/msm.hpp"
 #include "msm_test_bases.hpp"
 #include "splitprove/error.hpp"
@@ -54,7 +52,6 @@ using FrLimbs = ff::Limbs<Fr::N>;
 
 template <class C>
 struct Msm : ::testing::Test {
-  using Fr = typename C::Fr;
   using Affine = typename C::Affine;
   using Jacobian = typename C::Jacobian;
   std::mt19937_64 rng{0x6d736d};
@@ -498,159 +495,6 @@ TYPED_TEST(Msm, ScratchBytesOfTheTailBoundsAMostlyBinaryInput) {
     EXPECT_GE(4 * used, bound) << "mode " << int(mode);
     EXPECT_LT(bound, scratch_bytes<C>(n, 1, opt)) << "mode " << int(mode);
   }
-}
-
-// ---- msm_multi: one scalar vector over several base vectors ----------------------------------
-
-template <class C>
-struct MsmMulti : Msm<C> {
-  using Fr = typename C::Fr;
-  using Affine = typename C::Affine;
-  static constexpr bool kG1 = std::is_same_v<C, bls12_381::G1> || std::is_same_v<C, bn254::G1>;
-
-  // Groth16's shape: two vectors of n bases and one of the last n - 3 (L), each with points at
-  // infinity at its own places, and one term (10) at infinity in all three.
-  std::vector<std::vector<Affine>> base_vectors(size_t n) {
-    std::vector<std::vector<Affine>> b = {this->progression_bases(n), this->progression_bases(n),
-                                          this->progression_bases(n > 3 ? n - 3 : n / 2)};
-    const size_t off2 = n - b[2].size();
-    for (size_t i = 0; i < n; ++i) {
-      if (i % 7 == 3 || i == 10) b[0][i] = Affine::identity();
-      if (i % 5 == 1 || i == 10) b[1][i] = Affine::identity();
-      if (i >= off2 && ((i - off2) % 11 == 0 || i == 10)) b[2][i - off2] = Affine::identity();
-    }
-    return b;
-  }
-
-  // Mostly 0 and 1, like a witness; every 9th scalar random.
-  std::vector<Fr> binary_heavy_scalars(size_t n) {
-    std::vector<Fr> k(n);
-    for (size_t i = 0; i < n; ++i)
-      k[i] = i % 9 == 4 ? Fr::random(this->rng) : (this->rng() & 1) ? Fr::one() : Fr::zero();
-    return k;
-  }
-
-  // msm_multi against one msm per base vector over its suffix of the scalars.
-  void expect_separate(const std::vector<std::vector<Affine>>& bases, std::span<const Fr> k,
-                       const Options& opt, const std::string& what) {
-    const std::vector<std::span<const Affine>> spans(bases.begin(), bases.end());
-    const auto got = msm_multi<C>(spans, k, opt);
-    ASSERT_EQ(got.size(), bases.size()) << what;
-    for (size_t i = 0; i < bases.size(); ++i)
-      EXPECT_EQ(got[i], msm<C>(bases[i], k.last(bases[i].size()), opt))
-          << what << ", base vector " << i;
-  }
-};
-using AllGroups = ::testing::Types<bls12_381::G1, bls12_381::G2, bn254::G1, bn254::G2>;
-TYPED_TEST_SUITE(MsmMulti, AllGroups);
-
-TYPED_TEST(MsmMulti, SmallMatchesNaive) {
-  using C = TypeParam;
-  for (size_t n : {0, 1, 2, 4, 13, 40}) {
-    const auto bases = this->base_vectors(n);
-    const auto k = this->mixed_scalars(n);
-    const std::vector<std::span<const typename C::Affine>> spans(bases.begin(), bases.end());
-    for (Buckets mode : kModes) {
-      Options opt;
-      opt.buckets = mode;
-      const auto got = msm_multi<C>(spans, k, opt);
-      ASSERT_EQ(got.size(), 3u);
-      for (size_t i = 0; i < 3; ++i)
-        EXPECT_EQ(got[i], msm_naive<C>(bases[i], std::span(k).last(bases[i].size())))
-            << "n = " << n << ", mode " << int(mode) << ", base vector " << i;
-    }
-  }
-}
-
-// Random, 0/1-heavy and mixed scalars; sizes around the slice (256) and batch-affine thresholds;
-// every bucket mode, with and without the GLV split.
-TYPED_TEST(MsmMulti, EqualsSeparateCalls) {
-  using C = TypeParam;
-  const size_t big = TestFixture::kG1 ? 2500 : 800;
-  for (size_t n : {size_t(5), size_t(255), size_t(256), size_t(257), big}) {
-    const auto bases = this->base_vectors(n);
-    const std::vector<std::vector<typename C::Fr>> ks = {
-        this->random_scalars(n), this->binary_heavy_scalars(n), this->mixed_scalars(n)};
-    for (size_t s = 0; s < ks.size(); ++s)
-      for (Buckets mode : kModes)
-        for (bool glv : {true, false}) {
-          Options opt;
-          opt.buckets = mode;
-          opt.glv = glv;
-          this->expect_separate(bases, ks[s], opt,
-                                "n = " + std::to_string(n) + ", scalars " + std::to_string(s) +
-                                    ", mode " + std::to_string(int(mode)) +
-                                    (glv ? "" : ", no split"));
-        }
-  }
-}
-
-// Window sizes from 1 bit up, several slices per window and chunks smaller than the slice (the
-// bucket values carried from chunk to chunk), and the same base vector twice.
-TYPED_TEST(MsmMulti, WindowsSlicesChunks) {
-  const size_t n = 300;
-  auto bases = this->base_vectors(n);
-  bases.push_back(bases[0]);
-  const auto k = this->random_scalars(n);
-  for (auto [c, slices, chunk] : {std::tuple{1u, 1u, 0u}, {2u, 2u, 0u}, {5u, 3u, 37u},
-                                  {8u, 1u, 64u}, {11u, 2u, 0u}, {16u, 1u, 0u}}) {
-    for (Buckets mode : {Buckets::kXyzz, Buckets::kBatchAffine}) {
-      Options opt;
-      opt.buckets = mode;
-      opt.window_bits = c;
-      opt.slices = slices;
-      opt.chunk = chunk;
-      this->expect_separate(bases, k, opt,
-                            "c = " + std::to_string(c) + ", slices " + std::to_string(slices) +
-                                ", chunk " + std::to_string(chunk) + ", mode " +
-                                std::to_string(int(mode)));
-    }
-  }
-}
-
-TYPED_TEST(MsmMulti, BadInputIsAnError) {
-  using C = TypeParam;
-  const auto b = this->progression_bases(9);
-  const auto k = this->random_scalars(8);
-  const std::vector<std::span<const typename C::Affine>> longer = {std::span(b).first(8), b};
-  try {
-    msm_multi<C>(longer, k);
-    FAIL() << "a base vector longer than the scalars was accepted";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("base vector 1 has 9 bases for 8 scalars"),
-              std::string::npos)
-        << e.what();
-  }
-  const std::vector<std::span<const typename C::Affine>> many(kMaxBaseVectors + 1,
-                                                              std::span(b).first(8));
-  EXPECT_THROW(msm_multi<C>(many, k), Error);
-  EXPECT_EQ(msm_multi<C>(std::span<const std::span<const typename C::Affine>>{}, k).size(), 0u);
-}
-
-// scratch_bytes_multi is the reservation for msm_multi (zk::msm_z_scratch_bytes): it must cover
-// the heap bytes the call holds at its peak, and not overstate them by much.
-TYPED_TEST(MsmMulti, ScratchBytesBoundsThePeak) {
-  using C = TypeParam;
-  const size_t n = TestFixture::kG1 ? 2500 : 800;  // above the kAuto batch-affine thresholds
-  const auto bases = this->base_vectors(n);
-  const std::vector<std::span<const typename C::Affine>> spans(bases.begin(), bases.end());
-  const auto k = this->random_scalars(n);
-  for (Buckets mode : kModes) {
-    for (bool glv : {true, false}) {
-      Options opt;
-      opt.buckets = mode;
-      opt.glv = glv;
-      const size_t bound = scratch_bytes_multi<C>(n, 3, opt);
-      const size_t before = heap::live.load();
-      heap::peak = before;
-      const auto r = msm_multi<C>(spans, k, opt);
-      const size_t used = heap::peak.load() - before - r.capacity() * sizeof(r[0]);
-      EXPECT_LE(used, bound) << "mode " << int(mode) << (glv ? "" : ", no split");
-      EXPECT_GE(4 * used, bound) << "mode " << int(mode) << (glv ? "" : ", no split");
-    }
-  }
-  EXPECT_EQ(scratch_bytes_multi<C>(0, 3), 0u);
-  EXPECT_EQ(scratch_bytes_multi<C>(n, 1), scratch_bytes<C>(n));
 }
 
 }  // namespace

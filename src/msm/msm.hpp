@@ -16,9 +16,7 @@
 // Entry points take bases in affine form and scalars either as Fr elements (Montgomery form) or as
 // canonical little-endian limbs (< r), the form in which .wtns files store witnesses. The batch
 // variants run several scalar vectors over the same bases in one call (the partitions of one proof
-// share a proving key), with all their tasks scheduled together. The multi variant runs one scalar
-// vector over several base vectors (a Groth16 proof's A, B1 and L sums over the assignment z): the
-// classification, the GLV split, the digits and the bucket sort are computed once for all of them.
+// share a proving key), with all their tasks scheduled together.
 //
 // Templates over the curve C = ec::Curve<P>; they are instantiated for G1 and G2 of each curve in
 // msm_<curve>.cpp (one file per curve). Definitions live in msm_impl.hpp.
@@ -72,29 +70,12 @@ std::vector<typename C::Jacobian> msm_batch_canonical(
     std::span<const typename C::Affine> bases, std::span<const std::span<const Limbs<C>>> scalars,
     const Options& opt = {});
 
-// At most this many base vectors in one msm_multi call.
-inline constexpr size_t kMaxBaseVectors = 16;
-
-// One result per base vector: result i = sum_j scalars[off_i + j]·bases[i][j] with
-// off_i = scalars.size() - bases[i].size(), i.e. each base vector takes the last scalars (all of
-// them when it is as long; Groth16's L takes the private wires' suffix of z). Equal, as group
-// elements, to msm over each base vector and its scalars. A base vector longer than the scalars,
-// or more than kMaxBaseVectors of them, is an error.
-template <class C>
-std::vector<typename C::Jacobian> msm_multi(
-    std::span<const std::span<const typename C::Affine>> bases,
-    std::span<const typename C::Fr> scalars, const Options& opt = {});
-
 // An upper bound of the memory one call allocates besides its result, for `vectors` scalar vectors
 // of n terms (what a MemoryBudget reservation for the call must cover): the tails (4 + 8·N bytes
 // per term whose scalar is neither 0 nor 1) and the scratch of the tasks running at once (one per
 // pool thread: buckets, sort and round buffers, up to ~60 MB each for G2 with 16-bit windows).
 template <class C>
 size_t scratch_bytes(size_t n, size_t vectors = 1, const Options& opt = {});
-// The same for msm_multi over n scalars and `bases` base vectors (per-task buffers, partial sums
-// and GLV's E(P) copies per base vector; the tail's words and scalars once).
-template <class C>
-size_t scratch_bytes_multi(size_t n, size_t bases, const Options& opt = {});
 
 // The reference: binary double-and-add per term, summed in Jacobian form. Slow; for tests.
 template <class C>

@@ -16,12 +16,6 @@
 //  3. combine: per window the slices' sums are added; then Horner over windows,
 //     S = (...(S_top·2^c + S_{top-1})·2^c + ...) + S_0, and finally S + ones.
 //
-// msm_multi runs one scalar vector over m base vectors: one tail (a term is dropped only where
-// every base vector is at infinity or absent), one GLV split, and tasks that sort each chunk's
-// terms by digit once and carry m points per slot (AffineWindow). Measured on a BN254 2^16 key
-// (A, B1, C of the chain circuit), this saves ~5% of the three MSMs' CPU time: the additions
-// themselves, m per slot, dominate (bench/RESULTS.md, branch cpu8).
-//
 // Signed digits. With raw c-bit windows r_w of k, the digits are produced from the bottom:
 //   t = r_w + carry_w;  if t > 2^(c-1): d_w = t - 2^c, carry_{w+1} = 1;  else d_w = t, carry = 0,
 // so d_w is in [-2^(c-1)+1, 2^(c-1)] and |d_w| - 1 indexes 2^(c-1) buckets. The carry into window w
@@ -114,46 +108,26 @@ struct WindowDigits {
 };
 
 // ---- the tail of one scalar vector --------------------------------------------------------------
-// A tail entry names its point by a 32-bit word: the low 30 bits are a position in the scalars (or,
-// with kEndoBit, in Tail::endo), and kNegBit asks for the point's negation.
+// A tail entry names its point by a 32-bit word: the low 30 bits are a position in bases (or, with
+// kEndoBit, in Tail::endo), and kNegBit asks for the point's negation.
 inline constexpr uint32_t kEndoBit = uint32_t(1) << 31, kNegBit = uint32_t(1) << 30,
                           kPosMask = kNegBit - 1;
 
-// One base vector of a call. It covers the scalar positions [off, off + points.size()): the
-// whole scalar vector (off = 0) or a suffix of it (Groth16's L sums z over the private wires only).
-template <class C>
-struct BaseVec {
-  std::span<const typename C::Affine> points;
-  size_t off = 0;
-  // The base at scalar position i, or nullptr where the vector has none or it is at infinity.
-  const typename C::Affine* at(size_t i) const {
-    return i >= off && !points[i - off].inf ? &points[i - off] : nullptr;
-  }
-};
-
-// The tail of one scalar vector, shared by every base vector of the call: the scalar words and
-// digits are computed once, the points looked up per base vector (Points).
 template <class C>
 struct Tail {
-  std::vector<uint32_t> index;   // point words (above); without GLV scalar positions, increasing
+  std::vector<uint32_t> index;   // point words (above); without GLV positions in bases, increasing
   std::vector<Limbs<C>> scalar;  // canonical scalars, same order
-  // GLV: E(P) of the tail's bases, by tail position, one vector per base vector (the identity
-  // where that base vector has no base at the term).
-  std::vector<std::vector<typename C::Affine>> endo;
-  unsigned bits = kScalarBits;              // every scalar is below 2^bits
-  std::vector<typename C::Xyzz> ones;       // per base vector: the sum of its bases of scalar 1
+  std::vector<typename C::Affine> endo;  // GLV: E(P) of the tail's bases, by tail position
+  unsigned bits = kScalarBits;           // every scalar is below 2^bits
+  typename C::Xyzz ones = C::Xyzz::identity();
 };
 
-// The point a tail word names in one base vector (see Tail), negated when `neg` (a negative
-// digit); the identity where the vector does not cover the position.
+// The point a tail word names (see Tail), negated when `neg` (a negative digit).
 template <class C>
 struct Points {
   std::span<const typename C::Affine> bases, endo;
-  size_t off = 0;
   typename C::Affine operator()(uint32_t word, bool neg) const {
-    const uint32_t pos = word & kPosMask;
-    if (!(word & kEndoBit) && pos < off) return C::Affine::identity();
-    const auto& p = (word & kEndoBit) ? endo[pos] : bases[pos - off];
+    const auto& p = (word & kEndoBit) ? endo[word & kPosMask] : bases[word & kPosMask];
     return neg != bool(word & kNegBit) ? -p : p;
   }
 };
@@ -161,8 +135,7 @@ struct Points {
 // GLV (see ec::GlvSplit): the tail of T terms k_j·P_j becomes 2T terms of ~half-length scalars,
 // k1_j·(±P_j) in place and k2_j·(±E(P_j)) appended, E(P_j) stored in tail.endo. The windows then
 // cover kBits instead of 255 bits: half as many windows over twice the terms, so the additions stay
-// the same and the bucket reductions halve. The split and E cost a few products per term (the
-// split once per term, E once per term and base vector).
+// the same and the bucket reductions halve. The split and E cost a few products per term.
 template <class C>
 constexpr bool has_glv() {
   return requires { C::Params::Glv::kBits; };
@@ -175,13 +148,12 @@ constexpr unsigned glv_bits() {
 }
 
 template <class C>
-void glv_expand(std::span<const BaseVec<C>> bases, Tail<C>& t) {
+void glv_expand(std::span<const typename C::Affine> bases, Tail<C>& t) {
   if constexpr (has_glv<C>()) {
     using Glv = typename C::Params::Glv;
     const size_t n = t.index.size();
     if (n == 0 || n > kPosMask) return;
-    t.endo.assign(bases.size(), {});
-    for (auto& e : t.endo) e.resize(n);
+    t.endo.resize(n);
     t.index.resize(2 * n);
     t.scalar.resize(2 * n);
     util::parallel_for(
@@ -190,12 +162,9 @@ void glv_expand(std::span<const BaseVec<C>> bases, Tail<C>& t) {
           for (size_t j = b; j < e; ++j) {
             const uint32_t pos = t.index[j];
             const ec::GlvSplit<C::Fr::N> sp = Glv::split(t.scalar[j]);
-            for (size_t v = 0; v < bases.size(); ++v) {
-              const typename C::Affine* p = bases[v].at(pos);
-              auto q = p ? *p : C::Affine::identity();
-              if (p) Glv::endo(q.x, q.y);
-              t.endo[v][j] = q;
-            }
+            auto q = bases[pos];
+            Glv::endo(q.x, q.y);
+            t.endo[j] = q;
             t.index[j] = pos | (sp.neg1 ? kNegBit : 0);
             t.scalar[j] = sp.k1;
             t.index[n + j] = uint32_t(j) | kEndoBit | (sp.neg2 ? kNegBit : 0);
@@ -213,28 +182,19 @@ inline size_t slice_begin(size_t n, size_t parts, size_t i) {
 }
 
 // Classifies terms (see the outline). kind(i) returns 0 (zero), 1 (one) or 2 (tail) and may throw
-// for an invalid scalar; canonical(i) returns the canonical limbs of a tail scalar. A term joins
-// the tail when some base vector has a base for it (not at infinity); a one is added to the sum
-// of every base vector that has a base for it.
+// for an invalid scalar; canonical(i) returns the canonical limbs of a tail scalar.
 template <class C, class Kind, class Canonical>
-Tail<C> classify(std::span<const BaseVec<C>> bases, size_t n, const Kind& kind,
+Tail<C> classify(std::span<const typename C::Affine> bases, size_t n, const Kind& kind,
                  const Canonical& canonical) {
   using Xyzz = typename C::Xyzz;
-  const size_t m = bases.size();
   Tail<C> out;
-  out.ones.assign(m, Xyzz::identity());
   if (n == 0) return out;
   if (n > size_t(UINT32_MAX))
     throw Error("msm: " + std::to_string(n) + " terms: at most 2^32 - 1 are supported");
-  auto has_base = [&](size_t i) {
-    for (const auto& b : bases)
-      if (b.at(i)) return true;
-    return false;
-  };
   // ~4 slices per thread even out slices with more ones or more tail than others.
   const size_t parts = std::min(n, std::max<size_t>(1, 4 * util::num_threads()));
   std::vector<size_t> count(parts + 1, 0);
-  std::vector<Xyzz> ones(parts * m, Xyzz::identity());
+  std::vector<Xyzz> ones(parts, Xyzz::identity());
   // Pass 1 counts each slice's tail, so that the tail is allocated once at its exact size.
   util::parallel_for(
       parts,
@@ -242,7 +202,7 @@ Tail<C> classify(std::span<const BaseVec<C>> bases, size_t n, const Kind& kind,
         for (size_t p = pb; p < pe; ++p) {
           size_t c = 0;
           for (size_t i = slice_begin(n, parts, p), e = slice_begin(n, parts, p + 1); i < e; ++i)
-            c += kind(i) == 2 && has_base(i);
+            c += kind(i) == 2 && !bases[i].inf;
           count[p + 1] = c;
         }
       },
@@ -257,23 +217,23 @@ Tail<C> classify(std::span<const BaseVec<C>> bases, size_t n, const Kind& kind,
       [&](size_t pb, size_t pe) {
         for (size_t p = pb; p < pe; ++p) {
           size_t at = count[p];
+          Xyzz acc = Xyzz::identity();
           for (size_t i = slice_begin(n, parts, p), e = slice_begin(n, parts, p + 1); i < e; ++i) {
-            if (!has_base(i)) continue;
+            if (bases[i].inf) continue;
             const int kd = kind(i);
             if (kd == 1) {
-              for (size_t v = 0; v < m; ++v)
-                if (const auto* b = bases[v].at(i)) ones[p * m + v] += *b;
+              acc += bases[i];
             } else if (kd == 2) {
               out.index[at] = uint32_t(i);
               out.scalar[at] = canonical(i);
               ++at;
             }
           }
+          ones[p] = acc;
         }
       },
       1, parts);
-  for (size_t p = 0; p < parts; ++p)
-    for (size_t v = 0; v < m; ++v) out.ones[v] += ones[p * m + v];
+  for (const auto& o : ones) out.ones += o;
   return out;
 }
 
@@ -313,29 +273,24 @@ typename C::Xyzz reduce_buckets(size_t k, const Empty& empty, const Add& add) {
 }
 
 template <class C>
-typename C::Xyzz reduce_xyzz(std::span<const typename C::Xyzz> buckets) {
+typename C::Xyzz reduce_xyzz(const std::vector<typename C::Xyzz>& buckets) {
   return reduce_buckets<C>(
       buckets.size(), [&](size_t b) { return buckets[b].is_identity(); },
       [&](typename C::Xyzz& r, size_t b) { r += buckets[b]; });
 }
 
-// One task over every base vector: out[v] is base vector v's window sum. The digit of a term is
-// computed once and used for all of them.
 template <class C>
-void window_xyzz(std::span<const Points<C>> points, const Tail<C>& t, unsigned c, unsigned w,
-                 size_t begin, size_t end, std::span<typename C::Xyzz> out) {
+typename C::Xyzz window_xyzz(const Points<C>& points, const Tail<C>& t, unsigned c, unsigned w,
+                             size_t begin, size_t end) {
   using Xyzz = typename C::Xyzz;
   const WindowDigits<C::Fr::N> digit(c, w);
-  const size_t k = size_t(1) << (c - 1), m = points.size();
-  std::vector<Xyzz> buckets(k * m, Xyzz::identity());  // base vector v's buckets at [v·k, v·k + k)
+  std::vector<Xyzz> buckets(size_t(1) << (c - 1), Xyzz::identity());
   for (size_t j = begin; j < end; ++j) {
     const int64_t d = digit(t.scalar[j]);
     if (d == 0) continue;
-    const size_t b = size_t(d > 0 ? d : -d) - 1;
-    for (size_t v = 0; v < m; ++v) buckets[v * k + b] += points[v](t.index[j], d < 0);
+    buckets[size_t(d > 0 ? d : -d) - 1] += points(t.index[j], d < 0);
   }
-  for (size_t v = 0; v < m; ++v)
-    out[v] = reduce_xyzz<C>(std::span<const Xyzz>(buckets).subspan(v * k, k));
+  return reduce_xyzz<C>(buckets);
 }
 
 // Batch-affine buckets, accumulated as pairwise trees.
@@ -357,13 +312,6 @@ void window_xyzz(std::span<const Points<C>> points, const Tail<C>& t, unsigned c
 // per chunk, and no input makes the batches small: even a single bucket with all the points
 // halves in ~log2(chunk) rounds. A pair with equal x (a doubling, or P + (-P)) goes to a per-bucket
 // XYZZ accumulator instead (allocated at its first use), whose formulas handle both cases.
-//
-// Several base vectors over one tail (msm_multi): a slot of the point arrays holds m points, one
-// per base vector (slot s, vector v at s·m + v), and a bucket's segment is a run of slots. The
-// digits, the counting sort, the segment bookkeeping of every round and each round's inversion are
-// then paid once for all m vectors; only the additions (and the copies of the points) are per
-// vector. A base vector without a base at a term gets the identity in that slot, which the pairing
-// passes through like any other point at infinity.
 template <class C>
 class AffineWindow {
  public:
@@ -378,44 +326,52 @@ class AffineWindow {
     return std::clamp<size_t>(size_t(2) << (c - 1), size_t(1) << 13, size_t(1) << 16);
   }
 
-  // Bytes a task allocates for `chunk` terms per chunk over m base vectors (exceptional XYZZ
-  // buckets included).
-  static size_t scratch_bytes(unsigned c, size_t chunk, size_t m = 1) {
+  // Bytes a task allocates for `chunk` points per chunk (exceptional XYZZ buckets included).
+  static size_t scratch_bytes(unsigned c, size_t chunk) {
     const size_t k = size_t(1) << (c - 1);
-    return k * (m * (sizeof(Affine) + sizeof(Xyzz)) + 3 * sizeof(uint32_t)) +
-           chunk * sizeof(int32_t) + m * (chunk + k) * sizeof(Affine) +
-           m * (chunk / 2 + k) * (sizeof(Affine) + sizeof(Pair) + sizeof(F));
+    return k * (sizeof(Affine) + sizeof(Xyzz) + 3 * sizeof(uint32_t)) + chunk * sizeof(int32_t) +
+           (chunk + k) * sizeof(Affine) +
+           (chunk / 2 + k) * (sizeof(Affine) + sizeof(Pair) + sizeof(F));
   }
 
-  AffineWindow(std::span<const Points<C>> points, unsigned c, size_t max_chunk) {
-    reset(points, c, max_chunk);
+  AffineWindow(const Points<C>& points, unsigned c, size_t max_chunk)
+      : points_(points),
+        k_(size_t(1) << (c - 1)),
+        acc_(k_),
+        start_(k_),
+        len_(k_),
+        digits_(max_chunk),
+        pts_(max_chunk + k_),
+        tmp_(max_chunk / 2 + k_) {
+    active_.reserve(k_);
+    pairs_.reserve(max_chunk / 2 + k_);
+    prefix_.reserve(max_chunk / 2 + k_);
   }
 
   // Makes a used object ready for another task (same state as a fresh one): the buffers keep
   // their pages, so a call's tasks touch fresh memory once per object rather than once per task.
-  void reset(std::span<const Points<C>> points, unsigned c, size_t max_chunk) {
+  void reset(const Points<C>& points, unsigned c, size_t max_chunk) {
     points_ = points;
-    m_ = points.size();
     k_ = size_t(1) << (c - 1);
-    acc_.assign(k_ * m_, Affine::identity());
+    acc_.assign(k_, Affine::identity());
     start_.resize(k_);
     len_.resize(k_);
     if (digits_.size() < max_chunk) digits_.resize(max_chunk);
-    if (pts_.size() < m_ * (max_chunk + k_)) pts_.resize(m_ * (max_chunk + k_));
-    if (tmp_.size() < m_ * (max_chunk / 2 + k_)) tmp_.resize(m_ * (max_chunk / 2 + k_));
+    if (pts_.size() < max_chunk + k_) pts_.resize(max_chunk + k_);
+    if (tmp_.size() < max_chunk / 2 + k_) tmp_.resize(max_chunk / 2 + k_);
     active_.reserve(k_);
-    pairs_.reserve(m_ * (max_chunk / 2 + k_));
-    prefix_.reserve(m_ * (max_chunk / 2 + k_));
+    pairs_.reserve(max_chunk / 2 + k_);
+    prefix_.reserve(max_chunk / 2 + k_);
     extra_.clear();
   }
 
   template <class Digit>
   void add_chunk(const Digit& digit, std::span<const uint32_t> index,
                  std::span<const Limbs<C>> scalar) {
-    const size_t n = index.size(), m = m_;
-    // 1. Digits, segment sizes, segment starts (the current bucket values first), in slots.
+    const size_t m = index.size();
+    // 1. Digits, segment sizes, segment starts (the current bucket value first).
     std::fill(len_.begin(), len_.end(), 0);
-    for (size_t j = 0; j < n; ++j) {
+    for (size_t j = 0; j < m; ++j) {
       const int64_t d = digit(scalar[j]);
       digits_[j] = int32_t(d);
       if (d) ++len_[size_t(d > 0 ? d : -d) - 1];
@@ -423,49 +379,33 @@ class AffineWindow {
     uint32_t at = 0;
     for (size_t b = 0; b < k_; ++b) {
       start_[b] = at;
-      const Affine* acc = &acc_[b * m];
-      bool any = false;
-      for (size_t v = 0; v < m; ++v) any |= !acc[v].inf;
-      if (any) {  // placed last; order is irrelevant
-        copy_slot(acc, &pts_[size_t(at + len_[b]) * m]);
-        ++len_[b];
-      }
+      if (!acc_[b].inf) pts_[at + len_[b]++] = acc_[b];  // placed last; order is irrelevant
       at += len_[b];
     }
     std::vector<uint32_t>& fill = active_;  // reused as the per-bucket write cursor
     fill.assign(start_.begin(), start_.end());
-    // The scatter's destinations are random over pts_ (chunk + k slots, megabytes): the write
-    // of the slot kPrefetch terms ahead is announced (for writing) so that its line is on its way
-    // when the copy comes. The cursor may have moved on by one or two slots by then; close enough.
+    // The scatter's destinations are random over pts_ (chunk + k points, megabytes): the write
+    // of the point kPrefetch terms ahead is announced (for writing) so that its line is on its way
+    // when the copy comes. The cursor may have moved on by one or two points by then; close enough.
     constexpr size_t kPrefetch = 16;
-    for (size_t j = 0; j < n; ++j) {
-      if (j + kPrefetch < n) {
+    for (size_t j = 0; j < m; ++j) {
+      if (j + kPrefetch < m) {
         const int32_t dn = digits_[j + kPrefetch];
-        if (dn) {
-          const size_t s = size_t(fill[size_t(dn > 0 ? dn : -dn) - 1]) * m;
-          __builtin_prefetch(&pts_[s], 1);
-          if (m > 1) __builtin_prefetch(&pts_[s + m - 1], 1);
-        }
+        if (dn) __builtin_prefetch(&pts_[fill[size_t(dn > 0 ? dn : -dn) - 1]], 1);
       }
       const int32_t d = digits_[j];
-      if (d) {
-        Affine* slot = &pts_[size_t(fill[size_t(d > 0 ? d : -d) - 1]++) * m];
-        for (size_t v = 0; v < m; ++v) slot[v] = points_[v](index[j], d < 0);
-      }
+      if (d) pts_[fill[size_t(d > 0 ? d : -d) - 1]++] = points_(index[j], d < 0);
     }
     // 2. Pairwise rounds. Round r reads the segments from one buffer and writes the sums, still
     //    sorted by bucket and contiguous, to the other (so every pass reads and writes
-    //    sequentially); only buckets with two or more slots take part, and a bucket leaves as
-    //    soon as it is down to one slot. A pair of slots is m pairs of points.
+    //    sequentially); only buckets with two or more points take part, and a bucket leaves as
+    //    soon as it is down to one point.
     active_.clear();
     for (size_t b = 0; b < k_; ++b) {
-      if (len_[b] >= 2) {
+      if (len_[b] >= 2)
         active_.push_back(uint32_t(b));
-      } else if (len_[b]) {
-        copy_slot(&pts_[size_t(start_[b]) * m], &acc_[b * m]);
-      } else {
-        std::fill_n(&acc_[b * m], m, Affine::identity());
-      }
+      else
+        acc_[b] = len_[b] ? pts_[start_[b]] : Affine::identity();
     }
     Affine* src = pts_.data();
     Affine* dst = tmp_.data();
@@ -477,31 +417,28 @@ class AffineWindow {
       for (const uint32_t b : active_) {
         const uint32_t l = len_[b], s = start_[b];
         for (uint32_t i = 0; i + 1 < l; i += 2) {
-          for (size_t v = 0; v < m; ++v) {
-            const uint32_t from = uint32_t((s + i) * m + v), to = uint32_t((at + i / 2) * m + v);
-            const Affine& p = src[from];
-            const Affine& q = src[from + m];
-            Affine& out = dst[to];
-            if (q.inf) {
-              out = p;
-            } else if (p.inf) {
-              out = q;
+          const Affine& p = src[s + i];
+          const Affine& q = src[s + i + 1];
+          Affine& out = dst[at + i / 2];
+          if (q.inf) {
+            out = p;
+          } else if (p.inf) {
+            out = q;
+          } else {
+            // dx = 0 iff x_P = x_Q (both reduced): a doubling or P + (-P), handled by XYZZ.
+            const F dx = q.x - p.x;
+            if (dx.is_zero()) {
+              extra_add(b, p);
+              extra_add(b, q);
+              out = Affine::identity();
             } else {
-              // dx = 0 iff x_P = x_Q (both reduced): a doubling or P + (-P), handled by XYZZ.
-              const F dx = q.x - p.x;
-              if (dx.is_zero()) {
-                extra_add(b * m + v, p);
-                extra_add(b * m + v, q);
-                out = Affine::identity();
-              } else {
-                prefix_.push_back(run);  // product of the denominators before this pair
-                run = run * dx;
-                pairs_.push_back({from, to});
-              }
+              prefix_.push_back(run);  // product of the denominators before this pair
+              run = run * dx;
+              pairs_.push_back({s + i, at + i / 2});
             }
           }
         }
-        if (l & 1) copy_slot(&src[size_t(s + l - 1) * m], &dst[size_t(at + l / 2) * m]);
+        if (l & 1) dst[at + l / 2] = src[s + l - 1];
         start_[b] = at;
         len_[b] = (l + 1) / 2;
         at += len_[b];
@@ -512,7 +449,7 @@ class AffineWindow {
         F inv = run.inverse_vartime();
         for (size_t j = pairs_.size(); j-- > 0;) {
           const Affine& p = src[pairs_[j].from];
-          const Affine& q = src[pairs_[j].from + m];
+          const Affine& q = src[pairs_[j].from + 1];
           const F dx = q.x - p.x;
           const F dinv = inv * prefix_[j];  // 1/dx
           inv = inv * dx;                   // 1 / product of the denominators before j
@@ -529,58 +466,43 @@ class AffineWindow {
         if (len_[b] >= 2)
           active_[keep++] = b;
         else
-          copy_slot(&dst[size_t(start_[b]) * m], &acc_[b * m]);
+          acc_[b] = dst[start_[b]];
       }
       active_.resize(keep);
       std::swap(src, dst);
     }
   }
 
-  // out[v] = sum_b (b+1)·(A_b + X_b) of base vector v.
-  void finish(std::span<Xyzz> out) const {
+  // sum_b (b+1)·(A_b + X_b).
+  Xyzz finish() const {
     const bool ex = !extra_.empty();
-    const size_t m = m_;
-    for (size_t v = 0; v < m; ++v)
-      out[v] = reduce_buckets<C>(
-          k_,
-          [&](size_t b) {
-            return acc_[b * m + v].inf && (!ex || extra_[b * m + v].is_identity());
-          },
-          [&](Xyzz& r, size_t b) {
-            r += acc_[b * m + v];
-            if (ex) r += extra_[b * m + v];
-          });
+    return reduce_buckets<C>(
+        k_, [&](size_t b) { return acc_[b].inf && (!ex || extra_[b].is_identity()); },
+        [&](Xyzz& r, size_t b) {
+          r += acc_[b];
+          if (ex) r += extra_[b];
+        });
   }
 
  private:
-  // One slot's m points. A single point is copied inline: the library's memcpy, which a copy of
-  // a run-time count becomes, cost ~3% of a BN254 proof on these 64- to 136-byte copies.
-  void copy_slot(const Affine* from, Affine* to) const {
-    if (m_ == 1) {
-      *to = *from;
-      return;
-    }
-    for (size_t v = 0; v < m_; ++v) to[v] = from[v];
+  void extra_add(size_t b, const Affine& p) {
+    if (extra_.empty()) extra_.assign(k_, Xyzz::identity());
+    extra_[b] += p;
   }
 
-  void extra_add(size_t bv, const Affine& p) {
-    if (extra_.empty()) extra_.assign(k_ * m_, Xyzz::identity());
-    extra_[bv] += p;
-  }
-
+  Points<C> points_;
+  size_t k_;
+  std::vector<Affine> acc_;            // bucket values (inf = empty), between chunks
+  std::vector<uint32_t> start_, len_;  // segment of each bucket in pts_ (len in elements)
+  std::vector<int32_t> digits_;        // digits of the chunk
+  std::vector<Affine> pts_, tmp_;      // the chunk's points sorted by bucket; round outputs
+  std::vector<uint32_t> active_;       // buckets with two or more points left
   struct Pair {
     uint32_t from, to;  // the pair's first point in the source buffer; its sum's place
   };
-  std::span<const Points<C>> points_;  // one per base vector
-  size_t m_ = 1, k_ = 1;
-  std::vector<Affine> acc_;            // bucket values (inf = empty), between chunks; b·m + v
-  std::vector<uint32_t> start_, len_;  // segment of each bucket in pts_ (in slots)
-  std::vector<int32_t> digits_;        // digits of the chunk
-  std::vector<Affine> pts_, tmp_;      // the chunk's points sorted by bucket; round outputs
-  std::vector<uint32_t> active_;       // buckets with two or more slots left
-  std::vector<Pair> pairs_;            // the additions of this round
-  std::vector<F> prefix_;              // prefix products of their denominators
-  std::vector<Xyzz> extra_;            // exceptional additions (empty until the first); b·m + v
+  std::vector<Pair> pairs_;  // the additions of this round
+  std::vector<F> prefix_;    // prefix products of their denominators
+  std::vector<Xyzz> extra_;  // exceptional additions (empty until the first)
 };
 
 // The batch-affine objects of one call, handed from task to task. A task takes one (or makes
@@ -591,8 +513,7 @@ class AffineWindow {
 template <class C>
 class AffinePool {
  public:
-  std::unique_ptr<AffineWindow<C>> take(std::span<const Points<C>> points, unsigned c,
-                                        size_t chunk) {
+  std::unique_ptr<AffineWindow<C>> take(const Points<C>& points, unsigned c, size_t chunk) {
     std::unique_ptr<AffineWindow<C>> w;
     {
       std::lock_guard<std::mutex> lock(m_);
@@ -618,14 +539,10 @@ class AffinePool {
 };
 
 template <class C>
-void window_affine(AffinePool<C>& pool, std::span<const Points<C>> points, const Tail<C>& t,
-                   unsigned c, unsigned w, size_t begin, size_t end, size_t chunk,
-                   std::span<typename C::Xyzz> out) {
+typename C::Xyzz window_affine(AffinePool<C>& pool, const Points<C>& points, const Tail<C>& t,
+                               unsigned c, unsigned w, size_t begin, size_t end, size_t chunk) {
   const WindowDigits<C::Fr::N> digit(c, w);
-  if (begin == end) {
-    std::fill(out.begin(), out.end(), C::Xyzz::identity());
-    return;
-  }
+  if (begin == end) return C::Xyzz::identity();
   chunk = std::min(chunk ? chunk : AffineWindow<C>::chunk_size(c), end - begin);
   std::unique_ptr<AffineWindow<C>> buckets = pool.take(points, c, chunk);
   for (size_t j = begin; j < end; j += chunk) {
@@ -633,8 +550,9 @@ void window_affine(AffinePool<C>& pool, std::span<const Points<C>> points, const
     buckets->add_chunk(digit, std::span(t.index).subspan(j, e - j),
                        std::span(t.scalar).subspan(j, e - j));
   }
-  buckets->finish(out);
+  const typename C::Xyzz sum = buckets->finish();
   pool.give(std::move(buckets));
+  return sum;
 }
 
 // ---- planning and running -----------------------------------------------------------------------
@@ -715,33 +633,22 @@ bool glv_pays(size_t tail, size_t vectors, const Options& opt) {
   return split.cost + double(tail) * kCostGlvTerm / double(util::num_threads()) < plain.cost;
 }
 
-// Runs the windows of every tail over every base vector: result v·m + i is tail v's sum over base
-// vector i (m = bases.size()). A task (a window and a slice of one tail) serves all m base vectors.
 template <class C>
-std::vector<typename C::Jacobian> run(std::span<const BaseVec<C>> bases,
+std::vector<typename C::Jacobian> run(std::span<const typename C::Affine> bases,
                                       std::vector<Tail<C>>& tails, const Options& opt) {
   using Xyzz = typename C::Xyzz;
   using Jacobian = typename C::Jacobian;
-  const size_t nv = tails.size(), m = bases.size();
+  const size_t nv = tails.size();
   if (opt.glv && has_glv<C>())
     for (auto& t : tails)
       if (glv_pays<C>(t.index.size(), nv, opt)) glv_expand<C>(bases, t);
-  // The point look-ups of each tail, one per base vector (they read the tail's E(P) vectors).
-  std::vector<Points<C>> points(nv * m);
-  for (size_t v = 0; v < nv; ++v)
-    for (size_t i = 0; i < m; ++i)
-      points[v * m + i] = Points<C>{
-          bases[i].points,
-          tails[v].endo.empty() ? std::span<const typename C::Affine>{} : tails[v].endo[i],
-          bases[i].off};
   std::vector<Plan> plans(nv);
   std::vector<size_t> first(nv + 1, 0);  // first task of each vector
   for (size_t v = 0; v < nv; ++v) {
-    // The m base vectors multiply every task's cost alike, so they do not change the plan.
     plans[v] = make_plan<C>(tails[v].index.size(), nv, opt, tails[v].bits);
     first[v + 1] = first[v] + (tails[v].index.empty() ? 0 : plans[v].windows * plans[v].slices);
   }
-  std::vector<Xyzz> partial(first[nv] * m, Xyzz::identity());  // task·m + base vector
+  std::vector<Xyzz> partial(first[nv], Xyzz::identity());
   AffinePool<C> pool;
   util::parallel_for(
       first[nv],
@@ -756,30 +663,25 @@ std::vector<typename C::Jacobian> run(std::span<const BaseVec<C>> bases,
           const size_t s = local % p.slices;
           const size_t b = slice_begin(t.index.size(), p.slices, s),
                        e = slice_begin(t.index.size(), p.slices, s + 1);
-          const auto pts = std::span<const Points<C>>(points).subspan(v * m, m);
-          const auto out = std::span<Xyzz>(partial).subspan(task * m, m);
-          if (p.affine)
-            window_affine<C>(pool, pts, t, p.c, w, b, e, opt.chunk, out);
-          else
-            window_xyzz<C>(pts, t, p.c, w, b, e, out);
+          const Points<C> points{bases, t.endo};
+          partial[task] = p.affine ? window_affine<C>(pool, points, t, p.c, w, b, e, opt.chunk)
+                                   : window_xyzz<C>(points, t, p.c, w, b, e);
         }
       },
       1, first[nv]);
-  std::vector<Jacobian> out(nv * m);
+  std::vector<Jacobian> out(nv);
   for (size_t v = 0; v < nv; ++v) {
     const Plan& p = plans[v];
-    for (size_t i = 0; i < m; ++i) {
-      Jacobian acc = Jacobian::identity();
-      if (!tails[v].index.empty()) {
-        for (unsigned w = p.windows; w-- > 0;) {
-          for (unsigned d = 0; d < p.c; ++d) acc = acc.dbl();
-          Xyzz sw = Xyzz::identity();
-          for (size_t s = 0; s < p.slices; ++s) sw += partial[(first[v] + w * p.slices + s) * m + i];
-          acc += sw.to_jacobian();
-        }
+    Jacobian acc = Jacobian::identity();
+    if (!tails[v].index.empty()) {
+      for (unsigned w = p.windows; w-- > 0;) {
+        for (unsigned i = 0; i < p.c; ++i) acc = acc.dbl();
+        Xyzz sw = Xyzz::identity();
+        for (size_t s = 0; s < p.slices; ++s) sw += partial[first[v] + w * p.slices + s];
+        acc += sw.to_jacobian();
       }
-      out[v * m + i] = acc + tails[v].ones[i].to_jacobian();
     }
+    out[v] = acc + tails[v].ones.to_jacobian();
     // Free each vector's tail as soon as it is consumed.
     tails[v] = Tail<C>{};
   }
@@ -795,7 +697,8 @@ bool is_one_limbs(const Limbs<C>& k) {
 }
 
 template <class C>
-Tail<C> classify_fr(std::span<const BaseVec<C>> bases, std::span<const typename C::Fr> scalars) {
+Tail<C> classify_fr(std::span<const typename C::Affine> bases,
+                    std::span<const typename C::Fr> scalars) {
   return classify<C>(
       bases, scalars.size(),
       [&](size_t i) { return scalars[i].is_zero()  ? 0
@@ -805,8 +708,8 @@ Tail<C> classify_fr(std::span<const BaseVec<C>> bases, std::span<const typename 
 }
 
 template <class C>
-Tail<C> classify_canonical(std::span<const BaseVec<C>> bases, std::span<const Limbs<C>> scalars,
-                           const std::string& where) {
+Tail<C> classify_canonical(std::span<const typename C::Affine> bases,
+                           std::span<const Limbs<C>> scalars, const std::string& where) {
   return classify<C>(
       bases, scalars.size(),
       [&](size_t i) {
@@ -832,93 +735,64 @@ template <class C>
 typename C::Jacobian msm(std::span<const typename C::Affine> bases,
                          std::span<const typename C::Fr> scalars, const Options& opt) {
   detail::check_sizes(bases.size(), scalars.size(), "msm: ");
-  const detail::BaseVec<C> one[1] = {{bases, 0}};
   std::vector<detail::Tail<C>> tails;
-  tails.push_back(detail::classify_fr<C>(one, scalars));
-  return detail::run<C>(one, tails, opt)[0];
+  tails.push_back(detail::classify_fr<C>(bases, scalars));
+  return detail::run<C>(bases, tails, opt)[0];
 }
 
 template <class C>
 typename C::Jacobian msm_canonical(std::span<const typename C::Affine> bases,
                                    std::span<const Limbs<C>> scalars, const Options& opt) {
   detail::check_sizes(bases.size(), scalars.size(), "msm: ");
-  const detail::BaseVec<C> one[1] = {{bases, 0}};
   std::vector<detail::Tail<C>> tails;
-  tails.push_back(detail::classify_canonical<C>(one, scalars, "msm: "));
-  return detail::run<C>(one, tails, opt)[0];
+  tails.push_back(detail::classify_canonical<C>(bases, scalars, "msm: "));
+  return detail::run<C>(bases, tails, opt)[0];
 }
 
 template <class C>
 std::vector<typename C::Jacobian> msm_batch(
     std::span<const typename C::Affine> bases,
     std::span<const std::span<const typename C::Fr>> scalars, const Options& opt) {
-  const detail::BaseVec<C> one[1] = {{bases, 0}};
   std::vector<detail::Tail<C>> tails;
   tails.reserve(scalars.size());
   for (size_t v = 0; v < scalars.size(); ++v) {
     detail::check_sizes(bases.size(), scalars[v].size(),
                         "msm_batch: vector " + std::to_string(v) + ": ");
-    tails.push_back(detail::classify_fr<C>(one, scalars[v]));
+    tails.push_back(detail::classify_fr<C>(bases, scalars[v]));
   }
-  return detail::run<C>(one, tails, opt);
+  return detail::run<C>(bases, tails, opt);
 }
 
 template <class C>
 std::vector<typename C::Jacobian> msm_batch_canonical(
     std::span<const typename C::Affine> bases, std::span<const std::span<const Limbs<C>>> scalars,
     const Options& opt) {
-  const detail::BaseVec<C> one[1] = {{bases, 0}};
   std::vector<detail::Tail<C>> tails;
   tails.reserve(scalars.size());
   for (size_t v = 0; v < scalars.size(); ++v) {
     const std::string where = "msm_batch: vector " + std::to_string(v) + ": ";
     detail::check_sizes(bases.size(), scalars[v].size(), where);
-    tails.push_back(detail::classify_canonical<C>(one, scalars[v], where));
+    tails.push_back(detail::classify_canonical<C>(bases, scalars[v], where));
   }
-  return detail::run<C>(one, tails, opt);
+  return detail::run<C>(bases, tails, opt);
 }
 
 template <class C>
-std::vector<typename C::Jacobian> msm_multi(
-    std::span<const std::span<const typename C::Affine>> bases,
-    std::span<const typename C::Fr> scalars, const Options& opt) {
-  if (bases.size() > kMaxBaseVectors)
-    throw Error("msm_multi: " + std::to_string(bases.size()) + " base vectors: at most " +
-                std::to_string(kMaxBaseVectors) + " are supported");
-  std::vector<detail::BaseVec<C>> bv(bases.size());
-  for (size_t i = 0; i < bases.size(); ++i) {
-    if (bases[i].size() > scalars.size())
-      throw Error("msm_multi: base vector " + std::to_string(i) + " has " +
-                  std::to_string(bases[i].size()) + " bases for " +
-                  std::to_string(scalars.size()) +
-                  " scalars (it must be at most as long: it takes the last scalars)");
-    bv[i] = {bases[i], scalars.size() - bases[i].size()};
-  }
-  if (bv.empty()) return {};
-  std::vector<detail::Tail<C>> tails;
-  tails.push_back(detail::classify_fr<C>(bv, scalars));
-  return detail::run<C>(bv, tails, opt);
-}
-
-namespace detail {
-// scratch_bytes for `vectors` scalar vectors of n terms, each over m base vectors (msm_batch:
-// m = 1; msm_multi: vectors = 1). The base vectors multiply the per-task buffers (a slot per base
-// vector), the partial sums and the E(P) copies; the tail's words and scalars are shared.
-template <class C>
-size_t scratch_bytes_of(size_t n, size_t vectors, size_t m, const Options& opt) {
-  if (n == 0 || vectors == 0 || m == 0) return 0;
+size_t scratch_bytes(size_t n, size_t vectors, const Options& opt) {
+  using detail::AffineWindow;
+  if (n == 0 || vectors == 0) return 0;
   // Per task. The window a tail of t <= n terms gets only widens with t (the model's optimum moves
   // to wider windows as the per-term cost grows against the per-bucket cost), and a chunk holds at
   // most min(chunk_size(c), t) terms, so the plans for n terms bound every smaller tail. In kAuto
   // below the batch-affine threshold only XYZZ buckets are used.
-  // With GLV (when it pays, see glv_pays) the windows run over 2n terms of kBits-bit
+  // With GLV (when it pays, see detail::glv_pays) the windows run over 2n terms of kBits-bit
   // scalars; the bound takes the larger scratch of the two plans.
-  // Batch-affine objects are handed from task to task within the call (AffinePool), at
+  // Batch-affine objects are handed from task to task within the call (detail::AffinePool), at
   // most one per thread. With one vector every task has the same plan, so a thread holds either
   // XYZZ buckets or one batch-affine object. With several vectors (each its own plan) a pooled
   // object can wait idle while its thread runs an XYZZ task, and can have grown to the larger
   // buffers of two plans (with and without GLV): per thread, the sum of those.
-  const bool glv = opt.glv && has_glv<C>() && n <= kPosMask;
+  const bool glv = opt.glv && detail::has_glv<C>() && n <= detail::kPosMask;
   const size_t terms = glv ? 2 * n : n;
   struct Bytes {
     size_t xyzz = 0, affine = 0;
@@ -927,21 +801,21 @@ size_t scratch_bytes_of(size_t n, size_t vectors, size_t m, const Options& opt) 
     Bytes b;
     if (opt.buckets != Buckets::kBatchAffine) {
       const unsigned c =
-          opt.window_bits ? opt.window_bits : best_window_bits(t, kCostXyzzAdd, bits);
-      b.xyzz = m * (size_t(1) << (c - 1)) * sizeof(typename C::Xyzz);
+          opt.window_bits ? opt.window_bits : detail::best_window_bits(t, detail::kCostXyzzAdd, bits);
+      b.xyzz = (size_t(1) << (c - 1)) * sizeof(typename C::Xyzz);
     }
     if (opt.buckets == Buckets::kBatchAffine ||
-        (opt.buckets == Buckets::kAuto && t >= affine_min_terms<C>())) {
+        (opt.buckets == Buckets::kAuto && t >= detail::affine_min_terms<C>())) {
       const unsigned c = opt.window_bits
                              ? opt.window_bits
-                             : best_window_bits(t, kCostAffineAdd, bits);
+                             : detail::best_window_bits(t, detail::kCostAffineAdd, bits);
       const size_t chunk = std::min(opt.chunk ? opt.chunk : AffineWindow<C>::chunk_size(c), t);
-      b.affine = AffineWindow<C>::scratch_bytes(c, chunk, m);
+      b.affine = AffineWindow<C>::scratch_bytes(c, chunk);
     }
     return b;
   };
-  const Bytes plain = task_bytes(n, kScalarBits);
-  const Bytes split = glv ? task_bytes(terms, glv_bits<C>()) : Bytes{};
+  const Bytes plain = task_bytes(n, detail::kScalarBits);
+  const Bytes split = glv ? task_bytes(terms, detail::glv_bits<C>()) : Bytes{};
   const size_t per_task =
       vectors == 1 ? std::max({plain.xyzz, plain.affine, split.xyzz, split.affine})
                    : std::max(plain.xyzz, split.xyzz) + plain.affine + split.affine;
@@ -956,32 +830,18 @@ size_t scratch_bytes_of(size_t n, size_t vectors, size_t m, const Options& opt) 
       opt.slices ? opt.slices : std::clamp<size_t>(std::min(terms / 256, threads), 1, 64);
   const size_t tasks =
       vectors * (opt.window_bits
-                     ? num_windows(kScalarBits, opt.window_bits) * slices
+                     ? detail::num_windows(detail::kScalarBits, opt.window_bits) * slices
                      : std::max<size_t>(256, 52 * slices));
-  // The base vectors' look-ups, descriptions and ones sums: < 128 bytes each per vector.
-  const size_t small = tasks * (m * sizeof(typename C::Xyzz) + 256) +
-                       (4 * threads + 1) * (m * sizeof(typename C::Xyzz) + 8 + 512) +
-                       threads * (sizeof(AffineWindow<C>) + 64) +  // the pool's objects and list
-                       vectors * m * (sizeof(typename C::Xyzz) + 128);
-  // Tail: a word and a scalar per term; with GLV two, plus E(P) per base vector. While the vectors grow from one
+  const size_t small = tasks * (sizeof(typename C::Xyzz) + 256) +
+                       (4 * threads + 1) * (sizeof(typename C::Xyzz) + 8 + 512) +
+                       threads * (sizeof(AffineWindow<C>) + 64);  // the pool's objects and list
+  // Tail: a word and a scalar per term; with GLV two, plus E(P). While the vectors grow from one
   // to two per term both copies are live (three), but that is before any task runs: the tasks'
   // scratch comes on top of the grown tails only (adding both overstated the peak by ~15%).
   const size_t word = sizeof(uint32_t) + sizeof(Limbs<C>);
-  const size_t endo = m * sizeof(typename C::Affine);
-  const size_t tails_run = vectors * n * (glv ? 2 * word + endo : word);
-  const size_t tails_grow = vectors * n * (glv ? 3 * word + endo : word);
+  const size_t tails_run = vectors * n * (glv ? 2 * word + sizeof(typename C::Affine) : word);
+  const size_t tails_grow = vectors * n * (glv ? 3 * word + sizeof(typename C::Affine) : word);
   return small + std::max(tails_grow, tails_run + threads * per_task);
-}
-}  // namespace detail
-
-template <class C>
-size_t scratch_bytes(size_t n, size_t vectors, const Options& opt) {
-  return detail::scratch_bytes_of<C>(n, vectors, 1, opt);
-}
-
-template <class C>
-size_t scratch_bytes_multi(size_t n, size_t bases, const Options& opt) {
-  return detail::scratch_bytes_of<C>(n, 1, bases, opt);
 }
 
 template <class C>
@@ -1012,10 +872,7 @@ typename C::Jacobian msm_naive(std::span<const typename C::Affine> bases,
       std::span<const C::Affine>, std::span<const std::span<const C::Fr>>, const Options&);        \
   template std::vector<C::Jacobian> msm_batch_canonical<C>(                                        \
       std::span<const C::Affine>, std::span<const std::span<const Limbs<C>>>, const Options&);     \
-  template std::vector<C::Jacobian> msm_multi<C>(                                                  \
-      std::span<const std::span<const C::Affine>>, std::span<const C::Fr>, const Options&);        \
   template size_t scratch_bytes<C>(size_t, size_t, const Options&);                                \
-  template size_t scratch_bytes_multi<C>(size_t, size_t, const Options&);                          \
   template C::Jacobian msm_naive<C>(std::span<const C::Affine>, std::span<const C::Fr>);
 
 }  // namespace splitprove::msm

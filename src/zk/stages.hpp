@@ -68,7 +68,7 @@ void h_scalars(const poly::Domain<typename E::Fr>& domain, std::span<typename E:
 template <class E>
 typename E::G1Jacobian msm_h(const ProvingKey<E>& pk, std::span<const typename E::Fr> p);
 
-// Σ z·A, Σ z·B1 and Σ_private z·C into `out` (its h is left alone), as one msm::msm_multi.
+// Σ z·A, Σ z·B1 and Σ_private z·C into `out` (its h is left alone).
 template <class E>
 void msm_z(const ProvingKey<E>& pk, std::span<const typename E::Fr> z, G1Results<E>& out);
 
@@ -101,10 +101,7 @@ Proof<E> assemble_verified(const ProvingKey<E>& pk, const PreparedVerifyingKey<E
                            const typename E::Fr& s, const std::string& what);
 
 // Memory the stages allocate from the heap besides their inputs and outputs (MSM scratch), for the
-// pipeline's admission reservation (DESIGN §1.5): msm_z alone, the g1 stage (the larger of msm_h's
-// and msm_z's) and the g2 stage.
-template <class E>
-std::uint64_t msm_z_scratch_bytes(const ProvingKey<E>& pk);
+// pipeline's admission reservation (DESIGN §1.5): the g1 stage (its largest MSM) and the g2 stage.
 template <class E>
 std::uint64_t g1_stage_scratch_bytes(const ProvingKey<E>& pk);
 template <class E>

@@ -96,18 +96,9 @@ void msm_z(const ProvingKey<E>& pk, std::span<const typename E::Fr> z, G1Results
   if (z.size() != pk.n_vars)
     throw Error(fmt::format("prove: the assignment has {} values, the proving key has {} variables",
                             z.size(), pk.n_vars));
-  if (pk.a.size() != z.size() || pk.b1.size() != z.size() ||
-      pk.c.size() + std::size_t(pk.n_public) + 1 != z.size())
-    throw Error(fmt::format("prove: the proving key has {} A, {} B1 and {} C bases for {} variables "
-                            "and {} public inputs",
-                            pk.a.size(), pk.b1.size(), pk.c.size(), z.size(), pk.n_public));
-  // One MSM over the three base vectors: z's classification, GLV split, digits and bucket sort
-  // are shared (L takes the private wires, the suffix of z after the public inputs and wire 0).
-  const std::span<const typename G1::Affine> bases[3] = {pk.a, pk.b1, pk.c};
-  const auto r = msm::msm_multi<G1>(bases, z);
-  out.a = r[0];
-  out.b1 = r[1];
-  out.l = r[2];
+  out.a = msm::msm<G1>(pk.a, z);
+  out.b1 = msm::msm<G1>(pk.b1, z);
+  out.l = msm::msm<G1>(pk.c, z.subspan(std::size_t(pk.n_public) + 1));
 }
 
 template <class E>
@@ -169,15 +160,10 @@ Proof<E> assemble_verified(const ProvingKey<E>& pk, const PreparedVerifyingKey<E
 }
 
 template <class E>
-std::uint64_t msm_z_scratch_bytes(const ProvingKey<E>& pk) {
-  return msm::scratch_bytes_multi<typename E::G1>(pk.n_vars, 3);
-}
-
-template <class E>
 std::uint64_t g1_stage_scratch_bytes(const ProvingKey<E>& pk) {
-  // The H MSM and the z MSMs run one after the other, so the larger bounds the stage.
-  return std::max<std::uint64_t>(msm::scratch_bytes<typename E::G1>(pk.domain_size),
-                                 msm_z_scratch_bytes<E>(pk));
+  // The MSMs run one after another, so the largest one bounds the stage.
+  const std::size_t n = std::max<std::size_t>(pk.domain_size, pk.n_vars);
+  return msm::scratch_bytes<typename E::G1>(n);
 }
 
 template <class E>
@@ -213,7 +199,6 @@ std::uint64_t g2_stage_scratch_bytes(const G2Bases<E>& bases, std::size_t max_ta
   template Proof<E> assemble_verified<E>(                                                         \
       const ProvingKey<E>&, const PreparedVerifyingKey<E>&, std::span<const E::Fr>,               \
       const G1Results<E>&, const E::G2Jacobian&, const E::Fr&, const E::Fr&, const std::string&); \
-  template std::uint64_t msm_z_scratch_bytes<E>(const ProvingKey<E>&);                            \
   template std::uint64_t g1_stage_scratch_bytes<E>(const ProvingKey<E>&);                         \
   template std::uint64_t g2_stage_scratch_bytes<E>(const G2Bases<E>&);                           \
   template std::uint64_t g2_stage_scratch_bytes<E>(const G2Bases<E>&, std::size_t);
