@@ -143,6 +143,19 @@ TYPED_TEST(PrimeField, KernelMatchesPortable) {
       ASSERT_LT(ff::cmp_limbs(want, F::MOD), 0);
       // The lazy pieces: the wide product then one reduction is the same Montgomery product.
       ASSERT_EQ(F::redc(F::mul_wide(a, b)), want) << ff::to_hex(a) << " * " << ff::to_hex(b);
+      // The wide product against schoolbook, also of the unreduced sums (< 2p) Fp2 feeds it.
+      const R sa = F::add_unreduced(a, b), sb = F::add_unreduced(b, b);
+      typename F::Wide school{};
+      for (size_t i = 0; i < F::N; ++i) {
+        unsigned __int128 c = 0;
+        for (size_t k = 0; k < F::N; ++k) {
+          c += (unsigned __int128)sa[k] * sb[i] + school[i + k];
+          school[i + k] = uint64_t(c);
+          c >>= 64;
+        }
+        school[i + F::N] = uint64_t(c);
+      }
+      ASSERT_EQ(F::mul_wide(sa, sb), school) << ff::to_hex(sa) << " * " << ff::to_hex(sb);
     }
   // A product that is known in closed form: (p-1)·(p-1) = 1 in the field.
   EXPECT_EQ(-F::one() * -F::one(), F::one());

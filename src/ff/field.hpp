@@ -379,7 +379,7 @@ class Field {
   // The 2N-limb integer a·b (a, b < 2^(64N); no reduction).
   __attribute__((always_inline)) static Wide mul_wide(const Repr& a, const Repr& b) {
 #if SPLITPROVE_ADX
-    if constexpr (N == 6) return mul_wide_adx(a, b);
+    if constexpr (N == 4 || N == 6) return mul_wide_adx(a, b);
 #endif
     Wide r{};
     for (size_t i = 0; i < N; ++i) {
@@ -476,6 +476,28 @@ class Field {
           : "cc");
     }
   }
+  // The same for 4 limbs. Shared by mont_mul_adx and mul_wide_adx.
+  __attribute__((always_inline)) static void product_row4(size_t i, uint64_t bi, const Repr& a,
+                                                          uint64_t& t0, uint64_t& t1,
+                                                          uint64_t& t2, uint64_t& t3,
+                                                          uint64_t& A) {
+    uint64_t lo, hi;
+    if (i == 0) {
+      asm("xorl %k[lo], %k[lo]\n\t" SPLITPROVE_FIRST0 SPLITPROVE_FIRST(1, 2)
+          SPLITPROVE_FIRST(2, 3) SPLITPROVE_FIRST_TOP(3)
+          : [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [A] "=&r"(A),
+            [lo] "=&r"(lo)
+          : "d"(bi), [ap] "r"(a.data()), "m"(a)
+          : "cc");
+    } else {
+      asm("xorl %k[lo], %k[lo]\n\t"
+          SPLITPROVE_MA(0, 1) SPLITPROVE_MA(1, 2) SPLITPROVE_MA(2, 3) SPLITPROVE_MA_TOP(3)
+          : [t0] "+r"(t0), [t1] "+r"(t1), [t2] "+r"(t2), [t3] "+r"(t3), [A] "=&r"(A),
+            [lo] "=&r"(lo), [hi] "=&r"(hi)
+          : "d"(bi), [ap] "r"(a.data()), "m"(a)
+          : "cc");
+    }
+  }
   // One reduction row: (A:t) += m·p, which clears t_0 (the caller then shifts by renaming).
   // Shared by mont_mul_adx and redc_lo_adx.
   __attribute__((always_inline)) static void reduction_row6(uint64_t m, uint64_t& t0,
@@ -508,27 +530,13 @@ class Field {
     uint64_t t0 = 0, t1 = 0, t2 = 0, t3 = 0, t4 = 0, t5 = 0;
 #pragma GCC unroll 8
     for (size_t i = 0; i < N; ++i) {
-      uint64_t A, lo, hi;
+      uint64_t A;
       if constexpr (N == 6) {
         product_row6(i, b[i], a, t0, t1, t2, t3, t4, t5, A);
         reduction_row6(t0 * INV, t0, t1, t2, t3, t4, t5, A);
         t0 = t1, t1 = t2, t2 = t3, t3 = t4, t4 = t5, t5 = A;
       } else {
-        if (i == 0) {
-          asm("xorl %k[lo], %k[lo]\n\t" SPLITPROVE_FIRST0 SPLITPROVE_FIRST(1, 2)
-              SPLITPROVE_FIRST(2, 3) SPLITPROVE_FIRST_TOP(3)
-              : [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [A] "=&r"(A),
-                [lo] "=&r"(lo)
-              : "d"(b[i]), [ap] "r"(a.data()), "m"(a)
-              : "cc");
-        } else {
-          asm("xorl %k[lo], %k[lo]\n\t"
-              SPLITPROVE_MA(0, 1) SPLITPROVE_MA(1, 2) SPLITPROVE_MA(2, 3) SPLITPROVE_MA_TOP(3)
-              : [t0] "+r"(t0), [t1] "+r"(t1), [t2] "+r"(t2), [t3] "+r"(t3), [A] "=&r"(A),
-                [lo] "=&r"(lo), [hi] "=&r"(hi)
-              : "d"(b[i]), [ap] "r"(a.data()), "m"(a)
-              : "cc");
-        }
+        product_row4(i, b[i], a, t0, t1, t2, t3, A);
         reduction_row4(t0 * INV, t0, t1, t2, t3, A);
         t0 = t1, t1 = t2, t2 = t3, t3 = A;
       }
@@ -543,17 +551,30 @@ class Field {
   }
   // Product rows alone: limb i of the result leaves the window after row i.
   __attribute__((always_inline)) static Wide mul_wide_adx(const Repr& a, const Repr& b) {
-    static_assert(N == 6);
+    static_assert(N == 4 || N == 6);
     Wide r;
-    uint64_t t0 = 0, t1 = 0, t2 = 0, t3 = 0, t4 = 0, t5 = 0;
+    if constexpr (N == 6) {
+      uint64_t t0 = 0, t1 = 0, t2 = 0, t3 = 0, t4 = 0, t5 = 0;
 #pragma GCC unroll 8
-    for (size_t i = 0; i < N; ++i) {
-      uint64_t A;
-      product_row6(i, b[i], a, t0, t1, t2, t3, t4, t5, A);
-      r[i] = t0;
-      t0 = t1, t1 = t2, t2 = t3, t3 = t4, t4 = t5, t5 = A;
+      for (size_t i = 0; i < N; ++i) {
+        uint64_t A;
+        product_row6(i, b[i], a, t0, t1, t2, t3, t4, t5, A);
+        r[i] = t0;
+        t0 = t1, t1 = t2, t2 = t3, t3 = t4, t4 = t5, t5 = A;
+      }
+      r[6] = t0, r[7] = t1, r[8] = t2, r[9] = t3, r[10] = t4, r[11] = t5;
+    } else {
+      // The product rows of mont_mul_adx without its reduction rows.
+      uint64_t t0 = 0, t1 = 0, t2 = 0, t3 = 0;
+#pragma GCC unroll 8
+      for (size_t i = 0; i < N; ++i) {
+        uint64_t A;
+        product_row4(i, b[i], a, t0, t1, t2, t3, A);
+        r[i] = t0;
+        t0 = t1, t1 = t2, t2 = t3, t3 = A;
+      }
+      r[4] = t0, r[5] = t1, r[6] = t2, r[7] = t3;
     }
-    r[6] = t0, r[7] = t1, r[8] = t2, r[9] = t3, r[10] = t4, r[11] = t5;
     return r;
   }
   // Reduction rows alone: (lo + m·p)/R, at most p.

@@ -48,14 +48,15 @@ struct Fp2 {
   friend Fp2 operator-(const Fp2& a, const Fp2& b) { return {a.c0 - b.c0, a.c1 - b.c1}; }
   Fp2 operator-() const { return {-c0, -c1}; }
   Fp2 dbl() const { return {c0.dbl(), c1.dbl()}; }
-  // Karatsuba: 3 base multiplications. With the mulx/adcx/adox kernel (6 limbs), lazily: three
-  // double-width products and two Montgomery reductions instead of three reduced products. The
-  // sums a0 + a1, b0 + b1 stay unreduced (< 2p), so (a0 + a1)(b0 + b1) - a0·b0 - a1·b1 is exactly
-  // c1 = a0·b1 + a1·b0 < 2p^2 < p·R (spare bit), as Fp::redc needs; c0 = a0·b0 - a1·b1 lies in
-  // (-p^2, p^2), p·R added when negative.
+  // Karatsuba: 3 base multiplications. With the mulx/adcx/adox kernel (4 or 6 limbs), lazily:
+  // three double-width products and two Montgomery reductions instead of three reduced products.
+  // The sums a0 + a1, b0 + b1 stay unreduced (< 2p), so (a0 + a1)(b0 + b1) - a0·b0 - a1·b1 is
+  // exactly c1 = a0·b1 + a1·b0 < 2p^2 < p·R (spare bit: 2p < R), as Fp::redc needs; c0 =
+  // a0·b0 - a1·b1 lies in (-p^2, p^2), p·R added when negative. (BN254: p < 2^254; BLS12-381:
+  // p < 2^381, R = 2^256 and 2^384.)
   friend Fp2 operator*(const Fp2& a, const Fp2& b) {
 #if SPLITPROVE_ADX
-    if constexpr (Fp::N == 6) {
+    if constexpr (Fp::N == 6 || Fp::N == 4) {
       using W = typename Fp::Wide;
       const W t0 = Fp::mul_wide(a.c0.mont(), b.c0.mont());
       const W t1 = Fp::mul_wide(a.c1.mont(), b.c1.mont());
