@@ -91,12 +91,17 @@ void BufferPool::put(PageMapping pages, Reservation paid) noexcept {
     return;
   }
   std::shared_ptr<std::stop_source> wake;
-  {
+  const std::pair key{size, pages.pinned()};
+  Block b{std::move(paid), std::move(pages)};
+  try {
     std::lock_guard lk(mu_);
+    idle_.emplace(key, std::move(b));
     idle_bytes_ += size;
-    const bool pinned = pages.pinned();
-    idle_.emplace(std::pair{size, pinned}, Block{std::move(paid), std::move(pages)});
     wake = subscriber_;
+  } catch (...) {
+    // No room for the entry (out of memory): b still holds the block and dies here, unmapped
+    // and given back, like a dropped one.
+    return;
   }
   if (wake) wake->request_stop();  // outside the lock: it cancels the taker's wait on the budget
 }
