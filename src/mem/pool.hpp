@@ -13,19 +13,20 @@
 //
 // Books. An idle block stays booked: the reservation that paid for the dead buffer moves into the
 // pool with its pages (retagged `pinned`), so the books never show as free what is still mapped.
-// reservation pays for the buffer made from it (through a Lease, taken before the work item's
-// admission, which then reserves only the rest). Idle blocks never make anyone wait: the pool
-// gives them back to the OS and the budget (trim) when a reserve() on that budget has to wait
-// (MemoryBudget::set_reclaim, which the owner of the pool sets), and it does not keep a block
-// while anyone waits on its budget.
+// When the block is reused, that same reservation pays for the buffer made from it (through a
+// Lease, taken before the work item's admission, which then reserves only the rest). Idle blocks
+// never make anyone wait: the pool gives them back to the OS and the budget (trim) when a
+// reserve() on that budget has to wait (MemoryBudget::set_reclaim, which the owner of the pool
+// sets), and it does not keep a block while anyone waits on its budget unless a taker is
+// subscribed (below).
 //
 // Lifetime: buffers hold the pool by shared_ptr, so it outlives them; its owner trims it (or lets
 // it die) before the budget dies.
 #include <cstddef>
 #include <cstdint>
 #include <map>
-#include <mutex>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <stop_token>
 #include <span>
