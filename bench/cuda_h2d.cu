@@ -79,6 +79,12 @@ int main(int argc, char** argv) {
   void* dev = nullptr;
   CHECK(cudaMalloc(&dev, kBuf * kBufs));
   auto dst = [&](int i) { return static_cast<char*>(dev) + std::size_t(i) * kBuf; };
+  // The four buffers to the device, one after the other, and wait for them.
+  auto copy_all = [&](void* const* src) {
+    for (int i = 0; i < kBufs; ++i)
+      CHECK(cudaMemcpyAsync(dst(i), src[i], kBuf, cudaMemcpyHostToDevice, s));
+    CHECK(cudaStreamSynchronize(s));
+  };
 
   // Pinned staging for the chunked method: 2 chunks of 32 MiB, copied into by `cp` threads.
   constexpr std::size_t kChunk = std::size_t(32) << 20;
@@ -101,20 +107,17 @@ int main(int argc, char** argv) {
       for (auto& p : h) p = map_fresh(kBuf), fill(p, kBuf, 1);
       faults.push_back(ms_since(t));
       t = Clock::now();
-      for (int i = 0; i < kBufs; ++i) CHECK(cudaMemcpyAsync(dst(i), h[i], kBuf, cudaMemcpyHostToDevice, s));
-      CHECK(cudaStreamSynchronize(s));
+      copy_all(h);
       fresh.push_back(ms_since(t));
       t = Clock::now();
-      for (int i = 0; i < kBufs; ++i) CHECK(cudaMemcpyAsync(dst(i), h[i], kBuf, cudaMemcpyHostToDevice, s));
-      CHECK(cudaStreamSynchronize(s));
+      copy_all(h);
       warm.push_back(ms_since(t));
       // 2. registered after synthesis: cudaHostRegister, DMA, unregister.
       t = Clock::now();
       for (auto p : h) CHECK(cudaHostRegister(p, kBuf, cudaHostRegisterDefault));
       reg.push_back(ms_since(t));
       t = Clock::now();
-      for (int i = 0; i < kBufs; ++i) CHECK(cudaMemcpyAsync(dst(i), h[i], kBuf, cudaMemcpyHostToDevice, s));
-      CHECK(cudaStreamSynchronize(s));
+      copy_all(h);
       reg_copy.push_back(ms_since(t));
       t = Clock::now();
       for (auto p : h) CHECK(cudaHostUnregister(p));
@@ -143,11 +146,10 @@ int main(int argc, char** argv) {
       }
       for (auto p : h) munmap(p, kBuf);
       // 4. synthesized straight into pinned memory: DMA only.
+      void* from_pinned[kBufs];
+      for (int i = 0; i < kBufs; ++i) from_pinned[i] = static_cast<char*>(pinned) + std::size_t(i) * kBuf;
       t = Clock::now();
-      for (int i = 0; i < kBufs; ++i)
-        CHECK(cudaMemcpyAsync(dst(i), static_cast<char*>(pinned) + std::size_t(i) * kBuf, kBuf,
-                              cudaMemcpyHostToDevice, s));
-      CHECK(cudaStreamSynchronize(s));
+      copy_all(from_pinned);
       pin_copy.push_back(ms_since(t));
     }
     report("fill 4 fresh mappings (page faults + writes)", faults);
