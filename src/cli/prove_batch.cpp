@@ -47,7 +47,7 @@ void prove_batch(const ProveBatchArgs& a) {
   pipeline::BackendRequest req;
   req.backend = a.backend;
   auto backend = pipeline::make_backend<E>(req);
-  cfg.buffers.pin = backend.pin_host_buffers && cfg.recycle_buffers;  // pinned pages are reused
+  cfg.pin_buffers_for(backend.pin_host_buffers);
   pipeline::Engine<E> engine(cfg, backend.gpu, backend.g2);
   auto r = engine.wait(engine.submit({src, key, n}));
   if (!r.ok) throw Error(fmt::format("prove: {}", r.error));

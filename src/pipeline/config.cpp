@@ -25,6 +25,10 @@ void EngineConfig::fit_scratch(const PartitionCost& cost) {
   host_msms_exclusive = cost.host_msms_exclusive;
 }
 
+void EngineConfig::pin_buffers_for(bool backend_copies_buffers) {
+  buffers.pin = buffers.pin || (backend_copies_buffers && recycle_buffers);
+}
+
 std::uint64_t EngineConfig::gpu_worker_scratch() const {
   return split_g2 ? gpu_scratch : std::max(gpu_scratch, g2_scratch);
 }

@@ -95,6 +95,11 @@ struct EngineConfig {
 
   // Throws Error when a count is 0.
   void check() const;
+  // The partition buffers of a backend that copies them to a device (Backend::pin_host_buffers)
+  // are pinned, so they go by DMA; only recycled pages are (pinning and unpinning a fresh mapping
+  // per partition costs more than the copy saves, and stalls the device's other work). Keeps a
+  // pin already asked for.
+  void pin_buffers_for(bool backend_copies_buffers);
   // Raises the per-worker scratch to what partitions of `cost` need (unsplit: the GPU worker
   // also runs the G2 stage, so it needs the larger of the two).
   void fit_scratch(const PartitionCost& cost);

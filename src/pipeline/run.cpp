@@ -102,10 +102,7 @@ RunReport run_jobs(const RunOptions& o, const std::function<JobSpec<E>(std::uint
   rep.backend = backend.describe();
   // The workers' scratch is sized for these partitions and reserved when the engine starts.
   EngineConfig ecfg = o.engine;
-  // A device backend copies the partition buffers to the device: pinned, they go by DMA. Only
-  // recycled pages are pinned (pinning and unpinning a fresh mapping per partition costs more
-  // than the copy it saves, and stalls the device's other work).
-  ecfg.buffers.pin = ecfg.buffers.pin || (backend.pin_host_buffers && ecfg.recycle_buffers);
+  ecfg.pin_buffers_for(backend.pin_host_buffers);
   rep.pinned = ecfg.buffers.pin && mem::pin_hooks_installed();
   {
     check_shape<E>(specs[0].source->shape(), *specs[0].key, specs[0].source->describe());
