@@ -20,6 +20,7 @@
 #include "pipeline/circom_source.hpp"
 #include "pipeline/engine.hpp"
 #include "splitprove/error.hpp"
+#include "pipeline_test_util.hpp"
 #include "test_util.hpp"
 #include "zk/groth16.hpp"
 #include "zk/setup.hpp"
@@ -30,16 +31,7 @@ using E = zk::Bls12_381;
 using Fr = E::Fr;
 using splitprove::testing::rng;
 
-namespace {
-// What the work items hold in the engine's books: everything but the workers' scratch.
-std::uint64_t items_held(pipeline::Engine<E>& engine) {
-  const auto books = engine.budget().books();
-  EXPECT_EQ(books[mem::Tag::scratch].bytes, engine.worker_scratch_bytes());
-  // Idle recycled pages belong to the engine's pool, not to any item (all of tag pinned).
-  EXPECT_EQ(books[mem::Tag::pinned].bytes, engine.pool_stats().idle_bytes);
-  return books.used - books[mem::Tag::scratch].bytes - books[mem::Tag::pinned].bytes;
-}
-}  // namespace
+using splitprove::testing::items_held;
 
 namespace {
 

@@ -14,10 +14,12 @@
 #include "io/zkey.hpp"
 #include "pipeline/circom_source.hpp"
 #include "pipeline/engine.hpp"
+#include "pipeline_test_util.hpp"
 #include "test_util.hpp"
 #include "zk/groth16.hpp"
 
 using namespace splitprove;
+using splitprove::testing::items_held;
 
 namespace {
 
@@ -25,14 +27,6 @@ template <class E>
 std::string fixture(const std::string& name) {
   const std::string dir = E::kId == zk::CurveId::kBn254 ? "bn128/" : "";
   return splitprove::testing::source_dir() + "/tests/fixtures/" + dir + name;
-}
-
-template <class E>
-std::uint64_t items_held(pipeline::Engine<E>& engine) {
-  const auto books = engine.budget().books();
-  // Idle recycled pages belong to the engine's pool (tag pinned), not to any item.
-  EXPECT_EQ(books[mem::Tag::pinned].bytes, engine.pool_stats().idle_bytes);
-  return books.used - books[mem::Tag::scratch].bytes - books[mem::Tag::pinned].bytes;
 }
 
 // One circom circuit of the curve: its key (prepared for the engine), witness, circuit and

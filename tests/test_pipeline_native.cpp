@@ -9,11 +9,13 @@
 #include "circuit/porep.hpp"
 #include "circuit/r1cs.hpp"
 #include "pipeline/engine.hpp"
+#include "pipeline_test_util.hpp"
 #include "splitprove/error.hpp"
 #include "zk/groth16.hpp"
 #include "zk/setup.hpp"
 
 using namespace splitprove;
+using splitprove::testing::items_held;
 using E = zk::Bls12_381;
 using Fr = E::Fr;
 
@@ -76,8 +78,7 @@ TEST(PipelineNative, PorepPartitionsProveAndVerify) {
   // Different data seeds give different statements (the Merkle roots differ).
   EXPECT_NE(ra.publics[0], rb.publics[0]);
   // Left: the workers' scratch and the pool's idle recycled pages.
-  EXPECT_EQ(engine.budget().books().used,
-            engine.worker_scratch_bytes() + engine.pool_stats().idle_bytes);
+  EXPECT_EQ(items_held(engine), 0u);
 }
 
 TEST(PipelineNative, BrokenConstraintFailsOnlyItsJob) {
@@ -116,10 +117,9 @@ TEST(PipelineNative, BrokenConstraintFailsOnlyItsJob) {
   EXPECT_NE(rb.error.find("constraint"), std::string::npos) << rb.error;
   EXPECT_NE(rb.error.find("unsatisfied"), std::string::npos) << rb.error;
   expect_valid(engine.wait(id_good), *nv.key, 3);
-  auto books = engine.budget().books();
   // Only the workers' scratch and the pool's idle recycled pages (tag pinned) are left.
-  EXPECT_EQ(books[mem::Tag::pinned].bytes, engine.pool_stats().idle_bytes);
-  EXPECT_EQ(books.used - books[mem::Tag::pinned].bytes, books[mem::Tag::scratch].bytes);
+  EXPECT_EQ(items_held(engine), 0u);
+  auto books = engine.budget().books();
   EXPECT_EQ(books[mem::Tag::scratch].bytes, cfg.worker_scratch());
   EXPECT_LE(books.peak, cfg.host_budget);
 }
@@ -157,6 +157,5 @@ TEST(PipelineNative, TheG2ScratchIsSizedForTheTailTheCircuitAllows) {
   EXPECT_NE(r.error.find("partition 1"), std::string::npos) << r.error;
   EXPECT_NE(r.error.find("neither 0 nor 1"), std::string::npos) << r.error;
   // Left: the workers' scratch and the pool's idle recycled pages.
-  EXPECT_EQ(engine.budget().books().used,
-            engine.worker_scratch_bytes() + engine.pool_stats().idle_bytes);
+  EXPECT_EQ(items_held(engine), 0u);
 }

@@ -23,8 +23,10 @@
 #include "pipeline/engine.hpp"
 #include "splitprove/error.hpp"
 #include "zk/groth16.hpp"
+#include "../pipeline_test_util.hpp"
 
 using namespace splitprove;
+using splitprove::testing::items_held;
 
 namespace {
 
@@ -181,8 +183,7 @@ TYPED_TEST(CudaPipeline, EngineProofsOnTheCudaStagesVerify) {
     expect_verified<E>(engine.wait(id1), *bc.key, 3);
     // Only the workers' scratch and the pool's idle (pinned) pages are still held; shutdown gives
     // them back.
-    EXPECT_EQ(engine.budget().books().used,
-              engine.worker_scratch_bytes() + engine.pool_stats().idle_bytes);
+    EXPECT_EQ(items_held(engine), 0u);
     EXPECT_GT(engine.pool_stats().reused, 0u);
     engine.shutdown();
     EXPECT_EQ(engine.budget().books().used, 0u);
@@ -301,8 +302,7 @@ TYPED_TEST(CudaPipeline, WrongWitnessIsRejected) {
   EXPECT_FALSE(r.ok);
   EXPECT_NE(r.error.find("partition 1"), std::string::npos) << r.error;
   EXPECT_NE(r.error.find("does not verify"), std::string::npos) << r.error;
-  EXPECT_EQ(engine.budget().books().used,
-            engine.worker_scratch_bytes() + engine.pool_stats().idle_bytes);
+  EXPECT_EQ(items_held(engine), 0u);
   engine.shutdown();
   EXPECT_EQ(engine.budget().books().used, 0u);
 }
