@@ -494,13 +494,10 @@ DeviceBases<C>::DeviceBases(DevicePool& pool, std::span<const Affine> points) : 
     constexpr size_t L = sizeof(typename C::F) / 8;
     static_assert(kPointBytes == 2 * L * 8);
     blk_ = pool.allocate(n_ * kPointBytes, mem::Tag::srs);
-    constexpr size_t kChunk = size_t(1) << 16;
-    std::vector<uint64_t> h(std::min(n_, kChunk) * 2 * L);
-    for (size_t lo = 0; lo < n_; lo += kChunk) {
-      const size_t cnt = std::min(kChunk, n_ - lo);
-      for (size_t i = 0; i < cnt; ++i) {
-        const Affine& a = points[lo + i];
-        uint64_t* o = h.data() + i * 2 * L;
+    upload_staged(blk_.get(), n_, kPointBytes, [&](size_t begin, size_t end, void* out) {
+      auto* o = static_cast<uint64_t*>(out);
+      for (size_t i = begin; i < end; ++i, o += 2 * L) {
+        const Affine& a = points[i];
         if (a.inf) {
           std::fill(o, o + 2 * L, uint64_t(0));
         } else {
@@ -508,9 +505,7 @@ DeviceBases<C>::DeviceBases(DevicePool& pool, std::span<const Affine> points) : 
           msm_detail::put_field(a.y, o + L);
         }
       }
-      copy_to_device(static_cast<char*>(blk_.get()) + lo * kPointBytes, h.data(),
-                     cnt * kPointBytes);
-    }
+    });
   });
 }
 

@@ -1,8 +1,11 @@
 // Device pool behind cuda/pool.hpp.
+#include <algorithm>
 #include <string>
 
 #include "cuda/pool.hpp"
 #include "cuda/runtime.cuh"
+#include "splitprove/error.hpp"
+#include "util/parallel.hpp"
 
 namespace splitprove::cuda {
 
@@ -114,5 +117,44 @@ void copy_to_host(void* dst, const void* src, size_t bytes, CUstream_st* stream)
   if (!stream) SPLITPROVE_CUDA_CHECK(cudaStreamSynchronize(stream));
 }
 void sync_stream(CUstream_st* stream) { SPLITPROVE_CUDA_CHECK(cudaStreamSynchronize(stream)); }
+
+void upload_staged(void* dst, size_t count, size_t item_bytes,
+                   const std::function<void(size_t begin, size_t end, void* out)>& fill) {
+  if (count == 0) return;
+  const size_t half = kUploadStagingBytes / 2;
+  if (item_bytes == 0 || item_bytes > half)
+    throw Error("cuda::upload_staged: items of " + std::to_string(item_bytes) +
+                " bytes do not fit half of the staging");
+  const size_t per = half / item_bytes;  // items per half
+  GpuStream st;
+  // Declared after the stream, so destroyed before it: the copies in flight finish before the
+  // staging they read is freed (also when a fill throws).
+  struct Staging {
+    CUstream_st* stream;
+    void* host = nullptr;
+    cudaEvent_t done[2] = {nullptr, nullptr};
+    ~Staging() {
+      cudaStreamSynchronize(stream);
+      for (auto e : done)
+        if (e) cudaEventDestroy(e);
+      if (host) cudaFreeHost(host);
+    }
+  } s{st.get()};
+  SPLITPROVE_CUDA_CHECK(cudaHostAlloc(&s.host, 2 * per * item_bytes, cudaHostAllocDefault));
+  for (auto& e : s.done) SPLITPROVE_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+  bool in_flight[2] = {false, false};
+  for (size_t lo = 0, k = 0; lo < count; lo += per, k ^= 1) {
+    const size_t cnt = std::min(per, count - lo);
+    char* buf = static_cast<char*>(s.host) + k * per * item_bytes;
+    if (in_flight[k]) SPLITPROVE_CUDA_CHECK(cudaEventSynchronize(s.done[k]));
+    util::parallel_for(
+        cnt, [&](size_t b, size_t e) { fill(lo + b, lo + e, buf + b * item_bytes); }, 4096);
+    SPLITPROVE_CUDA_CHECK(cudaMemcpyAsync(static_cast<char*>(dst) + lo * item_bytes, buf,
+                                          cnt * item_bytes, cudaMemcpyHostToDevice, st.get()));
+    SPLITPROVE_CUDA_CHECK(cudaEventRecord(s.done[k], st.get()));
+    in_flight[k] = true;
+  }
+  st.sync();
+}
 
 }  // namespace splitprove::cuda

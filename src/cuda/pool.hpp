@@ -16,6 +16,7 @@
 // failures throw splitprove::Error naming the call and the size. CUDA-free header.
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -125,5 +126,17 @@ class GpuStream {
 void copy_to_device(void* dst, const void* src, size_t bytes, CUstream_st* stream = nullptr);
 void copy_to_host(void* dst, const void* src, size_t bytes, CUstream_st* stream = nullptr);
 void sync_stream(CUstream_st* stream);
+
+// Host bytes upload_staged stages through (two pinned halves): what a device stage books for it.
+inline constexpr size_t kUploadStagingBytes = size_t(12) << 20;
+
+// Uploads `count` items of `item_bytes` each (at most half of kUploadStagingBytes) to dst, made on
+// the host by fill(begin, end, out) — items [begin, end) written at out — in pinned staging: one
+// half is filled, in parallel over the library's thread pool, while the other goes to the device
+// by DMA. For data converted on the way (a key's points into the device layout): a pageable copy
+// would go through the driver's own staging at a few GB/s, on one thread. Returns when every
+// byte is on the device.
+void upload_staged(void* dst, size_t count, size_t item_bytes,
+                   const std::function<void(size_t begin, size_t end, void* out)>& fill);
 
 }  // namespace splitprove::cuda

@@ -212,9 +212,9 @@ DeviceBlock upload(Gpu& g, std::span<T> v, CUstream_st* stream) {
   return d;
 }
 
-// Host bytes a device stage may hold beside its inputs: DeviceBases' upload staging (2^16 points
-// of at most 192 bytes: 12 MiB for G2) and the MSMs' small host vectors, rounded up.
-constexpr std::uint64_t kHostStaging = std::uint64_t(16) << 20;
+// Host bytes a device stage may hold beside its inputs: the key upload's pinned staging
+// (upload_staged) and the MSMs' small host vectors, rounded up.
+constexpr std::uint64_t kHostStaging = kUploadStagingBytes + (std::uint64_t(4) << 20);
 
 // Where the GPU stage's time goes, summed over its partitions (GpuStage::phase_report): the
 // resident key and twiddles, the host-to-device copies, giving the host buffers back, the H step,

@@ -300,5 +300,35 @@ TEST(GpuPool, BooksDeviceBytesAndReusesBlocks) {
   EXPECT_EQ(budget.books().used, 0u);
 }
 
+// Staged uploads: many halves of the pinned staging (both halves reused several times, the last
+// one partial) arrive whole and in order; a fill that throws fails the upload with its error.
+TEST(GpuPool, StagedUploadArrivesWholeAndInOrder) {
+  SPLITPROVE_REQUIRE_GPU();
+  constexpr size_t kItem = 24;
+  const size_t per_half = kUploadStagingBytes / 2 / kItem;
+  const size_t n = 5 * per_half + 17;
+  mem::MemoryBudget budget(uint64_t(256) << 20, "gpu-test");
+  DevicePool pool(budget);
+  DeviceBlock d = pool.allocate(n * kItem);
+  auto word = [](size_t i, size_t w) { return uint64_t(i) * 0x9e3779b97f4a7c15ull + w; };
+  upload_staged(d.get(), n, kItem, [&](size_t begin, size_t end, void* out) {
+    auto* o = static_cast<uint64_t*>(out);
+    for (size_t i = begin; i < end; ++i)
+      for (size_t w = 0; w < kItem / 8; ++w) *o++ = word(i, w);
+  });
+  std::vector<uint64_t> back(n * kItem / 8);
+  copy_to_host(back.data(), d.get(), n * kItem);
+  size_t wrong = 0;
+  for (size_t i = 0; i < n; ++i)
+    for (size_t w = 0; w < kItem / 8; ++w) wrong += back[i * kItem / 8 + w] != word(i, w);
+  EXPECT_EQ(wrong, 0u);
+  EXPECT_THROW(upload_staged(d.get(), n, kItem,
+                             [&](size_t begin, size_t, void*) {
+                               if (begin >= 2 * per_half) throw Error("fill failed");
+                             }),
+               Error);
+  EXPECT_THROW(upload_staged(d.get(), 1, kUploadStagingBytes, [](size_t, size_t, void*) {}), Error);
+}
+
 }  // namespace
 }  // namespace splitprove::cuda
