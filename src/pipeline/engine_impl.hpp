@@ -29,6 +29,7 @@ template <class E>
 struct Engine<E>::Job {
   std::uint64_t id = 0;
   JobSpec<E> spec;
+  circuit::Shape shape;  // the source's, read once at submit
   PartitionCost cost;
   std::unique_ptr<Prover<E>> prover;
   std::stop_source stop;  // requested when the job fails or is cancelled
@@ -338,6 +339,7 @@ template <class E>
 std::uint64_t Engine<E>::submit(JobSpec<E> spec) {
   auto job = std::make_shared<Job>();
   job->cost = cost_of(spec);
+  job->shape = spec.source->shape();
   if (spec.partitions == 0)
     throw Error(fmt::format("{}: a job of 0 partitions", spec.source->describe()));
   {
@@ -471,12 +473,11 @@ mem::Reservation Engine<E>::admit(Job& job, mem::BufferPool::Lease& lease) {
   const auto stop = job.stop.get_token();
   if (!job.prover->recycles()) return budget_.reserve(job.cost.life(), mem::Tag::synthesis, stop);
   std::lock_guard turn(admit_mu_);
-  const auto shape = job.spec.source->shape();
   for (;;) {
     auto wake = std::make_shared<std::stop_source>();
     std::stop_callback on_stop(stop, [&wake] { wake->request_stop(); });
     auto sub = job.prover->pool()->subscribe(wake);
-    job.prover->top_up_lease(lease, shape);
+    job.prover->top_up_lease(lease, job.shape);
     try {
       return budget_.reserve(job.cost.life() - lease.bytes(), mem::Tag::synthesis,
                              wake->get_token());
