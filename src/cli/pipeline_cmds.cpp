@@ -3,12 +3,13 @@
 //                                       through the engine, every proof verified, memory measured
 //   splitprove bench pipeline --size 2^k --partitions 10 --jobs j --synth-workers pw
 //                             --gpu-workers gw --g2-workers n --finalizers n --budget 8GiB --out
-//                             DIR [--sweep-pw 1,2,4 --sweep-jobs 1,4]
+//                             DIR [--sweep-pw 1,2,4 --sweep-jobs 1,4 --sweep-reps 3]
 // Both build their benchmark circuit in memory, over the curve named by --curve (BLS12-381 by
 // default, or BN254).
 // Thin: options in, pipeline::run_jobs, the report out.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -34,6 +35,7 @@ struct BenchArgs {
   std::string size = "2^12", circuit = "porep", budget, out, gpu_delay = "0", g2_delay = "0";
   std::string curve = "bls12-381";  // the benchmark circuit's curve: bls12-381 or bn254
   std::string sweep_pw, sweep_jobs;  // sweep mode: comma-separated lists
+  std::uint32_t sweep_reps = 1;      // sweep mode: runs of each cell
   pipeline::RunOptions run;
 };
 
@@ -91,57 +93,88 @@ void run_sweep(BenchArgs& a, unsigned k) {
       "| predicted peak MiB | peak RSS MiB | measured / predicted | RSS beyond books (max) MiB "
       "| after drain − baseline MiB | verdict |\n"
       "|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n";
-  std::string table = head;
   std::printf("%s", head.c_str());
   std::fflush(stdout);
   struct Row {
     std::uint32_t pw, j;
     double pps, ratio;
     bool under_budget;
-    std::string verdict;
+    std::string verdict, line;
   };
-  std::vector<Row> rows;
+  std::vector<Row> rows;  // every run, in the order they ran
   std::string backend;
-  for (std::uint32_t j : jobs) {
-    for (std::uint32_t pw : pws) {
-      pipeline::RunOptions ro = a.run;
-      ro.engine.synthesis_workers = pw;
-      ro.jobs = j;
-      const std::string name = fmt::format("pw{}-j{}", pw, j);
-      ro.out_dir = (std::filesystem::path(out) / name).string();
-      ro.title = fmt::format("bench {}: pw={} gw={} g2w={} jobs={}x{}", bc.name, pw,
-                             ro.engine.gpu_workers, ro.engine.g2_workers, j, ro.partitions);
-      auto rep = pipeline::run_jobs<E>(ro, [&](std::uint32_t jj) { return bc.job(jj); });
-      backend = rep.backend;
-      {
-        std::ofstream f(std::filesystem::path(ro.out_dir) / "report.txt");
-        f << pipeline::format_report(ro, rep);
+  const std::uint32_t reps = std::max<std::uint32_t>(1, a.sweep_reps);
+  // Repetitions interleaved (every cell once, then again), so that a slow spell of the machine
+  // falls on several cells' runs rather than on all runs of one cell.
+  for (std::uint32_t rep = 0; rep < reps; ++rep) {
+    for (std::uint32_t j : jobs) {
+      for (std::uint32_t pw : pws) {
+        pipeline::RunOptions ro = a.run;
+        ro.engine.synthesis_workers = pw;
+        ro.jobs = j;
+        const std::string name = reps == 1 ? fmt::format("pw{}-j{}", pw, j)
+                                           : fmt::format("pw{}-j{}-r{}", pw, j, rep + 1);
+        ro.out_dir = (std::filesystem::path(out) / name).string();
+        ro.title = fmt::format("bench {}: pw={} gw={} g2w={} jobs={}x{}", bc.name, pw,
+                               ro.engine.gpu_workers, ro.engine.g2_workers, j, ro.partitions);
+        auto res = pipeline::run_jobs<E>(ro, [&](std::uint32_t jj) { return bc.job(jj); });
+        backend = res.backend;
+        {
+          std::ofstream f(std::filesystem::path(ro.out_dir) / "report.txt");
+          f << pipeline::format_report(ro, res);
+        }
+        auto mean = [](const pipeline::StageStats& st) {
+          return st.items ? st.busy_s / double(st.items) : 0.0;
+        };
+        const auto& v = res.verdict;
+        const double ratio =
+            res.predicted_peak ? double(v.peak) / double(res.predicted_peak) : 0;
+        const std::uint64_t work = v.peak > v.baseline ? v.peak - v.baseline : 0;
+        const bool under = !ro.engine.host_budget || work <= ro.engine.host_budget;
+        const std::string line = fmt::format(
+            "| [{}]({}/memory.svg) | {} | {} | {} | {:.2f} | {:.2f} | {:.3f} / {:.3f} / {:.3f} "
+            "| {} | {} | {} | {} | {} | {} | {} | {:.3f} | {} | {} | {} |\n",
+            name, name, pw, j, res.partitions, res.wall_s, res.partitions_per_s,
+            mean(res.stats.synthesis), mean(res.stats.gpu), mean(res.stats.g2),
+            mib(res.cost.life()), mib(res.worker_scratch),
+            ro.engine.host_budget ? mib(ro.engine.host_budget) : "none", mib(res.books_peak),
+            mib(work), mib(res.predicted_peak), mib(v.peak), ratio,
+            mib(std::uint64_t(std::max<std::int64_t>(0, v.unaccounted_max))),
+            fmt::format("{:.1f}", double(v.drain_delta) / double(1 << 20)),
+            mem::verdict_name(v.verdict));
+        std::printf("%s", line.c_str());
+        std::fflush(stdout);
+        rows.push_back({pw, j, res.partitions_per_s, ratio, under,
+                        std::string(mem::verdict_name(v.verdict)), line});
       }
-      auto mean = [](const pipeline::StageStats& st) {
-        return st.items ? st.busy_s / double(st.items) : 0.0;
-      };
-      const auto& v = rep.verdict;
-      const double ratio = rep.predicted_peak ? double(v.peak) / double(rep.predicted_peak) : 0;
-      const std::uint64_t work = v.peak > v.baseline ? v.peak - v.baseline : 0;
-      const bool under = !ro.engine.host_budget || work <= ro.engine.host_budget;
-      const std::string row = fmt::format(
-          "| [{}]({}/memory.svg) | {} | {} | {} | {:.2f} | {:.2f} | {:.3f} / {:.3f} / {:.3f} | {} "
-          "| {} | {} | {} | {} | {} | {} | {:.3f} | {} | {} | {} |\n",
-          name, name, pw, j, rep.partitions, rep.wall_s, rep.partitions_per_s,
-          mean(rep.stats.synthesis), mean(rep.stats.gpu), mean(rep.stats.g2), mib(rep.cost.life()),
-          mib(rep.worker_scratch), ro.engine.host_budget ? mib(ro.engine.host_budget) : "none",
-          mib(rep.books_peak), mib(work), mib(rep.predicted_peak), mib(v.peak), ratio,
-          mib(std::uint64_t(std::max<std::int64_t>(0, v.unaccounted_max))),
-          fmt::format("{:.1f}", double(v.drain_delta) / double(1 << 20)),
-          mem::verdict_name(v.verdict));
-      table += row;
-      std::printf("%s", row.c_str());
-      std::fflush(stdout);
-      rows.push_back(
-          {pw, j, rep.partitions_per_s, ratio, under, std::string(mem::verdict_name(v.verdict))});
     }
   }
-  // The acceptance checks, per run and against the pw = 1 run of the same jobs.
+  // Per cell the run of median throughput (of an even count, the faster middle one).
+  std::vector<Row> cells;
+  std::string table = head;
+  for (std::uint32_t j : jobs)
+    for (std::uint32_t pw : pws) {
+      std::vector<Row> runs;
+      for (const Row& r : rows)
+        if (r.j == j && r.pw == pw) runs.push_back(r);
+      std::sort(runs.begin(), runs.end(), [](const Row& x, const Row& y) { return x.pps < y.pps; });
+      cells.push_back(runs[runs.size() / 2]);
+      table += cells.back().line;
+    }
+  if (reps > 1) {
+    std::string each;
+    for (const Row& c : cells) {
+      each += fmt::format("- pw={} j={}:", c.pw, c.j);
+      for (const Row& r : rows)
+        if (r.j == c.j && r.pw == c.pw) each += fmt::format(" {:.2f}", r.pps);
+      each += fmt::format(" partitions/s (median {:.2f})\n", c.pps);
+    }
+    table = fmt::format("Median of {} runs per cell (the row of the median run):\n\n{}\n{}", reps,
+                        table, each);
+    std::printf("\n%s", table.c_str());
+  }
+  // The acceptance checks: the memory ones on every run, throughput per cell against the pw = 1
+  // cell of the same jobs.
   std::string checks;
   double worst = 1e9;
   bool all_under = true, all_bounded = true, never_slower = true;
@@ -149,13 +182,14 @@ void run_sweep(BenchArgs& a, unsigned k) {
     worst = std::min(worst, r.ratio);
     all_under &= r.under_budget;
     all_bounded &= r.verdict == "bounded";
-    for (const Row& base : rows)
+  }
+  for (const Row& r : cells)
+    for (const Row& base : cells)
       if (base.j == r.j && base.pw == 1 && r.pps < base.pps) {
         never_slower = false;
         checks += fmt::format("- pw={} j={}: {:.2f} partitions/s, below pw=1's {:.2f}\n", r.pw, r.j,
                               r.pps, base.pps);
       }
-  }
   checks = fmt::format(
                "backend: {}\ncircuit: {}\nruns: {}, every proof verified (by the engine and "
                "again by the run)\npeak RSS - baseline <= budget in every run: {}\n"
@@ -168,6 +202,10 @@ void run_sweep(BenchArgs& a, unsigned k) {
   std::printf("\n%s", checks.c_str());
   std::ofstream f(std::filesystem::path(out) / "sweep.md");
   f << table << "\n" << checks;
+  if (reps > 1) {
+    f << "\nEvery run, in the order they ran:\n\n" << head;
+    for (const Row& r : rows) f << r.line;
+  }
 }
 
 // --curve's value: the names the project and snarkjs use for the two curves.
@@ -180,7 +218,7 @@ zk::CurveId parse_curve(const std::string& s) {
 template <class E>
 void run_bench(BenchArgs& a, bool demo) {
   const unsigned k = parse_log2_size(a.size, "--size");
-  const bool sweep = !a.sweep_pw.empty() || !a.sweep_jobs.empty();
+  const bool sweep = !a.sweep_pw.empty() || !a.sweep_jobs.empty() || a.sweep_reps > 1;
   if (!a.budget.empty()) a.run.engine.host_budget = mem::parse_size(a.budget, "--budget");
   a.run.gpu_delay = std::chrono::duration_cast<std::chrono::milliseconds>(
       mem::parse_duration(a.gpu_delay, "--gpu-delay"));
@@ -272,6 +310,12 @@ Register reg([](CLI::App& app) {
                    "sweep: synthesis workers to run, e.g. 1,2,4,8,16 (one circuit and key; one "
                    "run per pw x jobs; files in OUT/pw<p>-j<j>/, the table in OUT/sweep.md)");
   pipe->add_option("--sweep-jobs", bench_args->sweep_jobs, "sweep: jobs in flight, e.g. 1,4,8");
+  pipe->add_option("--sweep-reps", bench_args->sweep_reps,
+                   "sweep: runs of each cell, interleaved (every cell once, then again); files in "
+                   "OUT/pw<p>-j<j>-r<i>/; the table gives each cell's run of median throughput, "
+                   "the memory checks hold for every run")
+      ->check(CLI::Range(1, 99))
+      ->capture_default_str();
   pipe->callback([bench_args] { run_bench_any(*bench_args, false); });
 });
 
