@@ -72,7 +72,7 @@ class Buffer {
     const std::size_t need = bytes_for(count, opts);
     Buffer b;
     std::optional<BufferPool::Block> blk;
-    if (lease) blk = lease->take(need, opts.pin && pin_hooks_installed());
+    if (lease) blk = lease->take(need, pins_pages(opts));
     if (blk) {
       blk->paid.retag(from.tag());
       b.reservation_ = std::move(blk->paid);

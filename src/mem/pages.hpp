@@ -38,6 +38,8 @@ void set_pin_hooks(PinHooks hooks);
 void clear_pin_hooks();
 // Whether a pin hook is installed now (buffers made with `pin = true` are then pinned).
 bool pin_hooks_installed();
+// Whether buffers made with `opts` get pinned pages now (pin asked for and a hook installed).
+inline bool pins_pages(const BufferOptions& opts) { return opts.pin && pin_hooks_installed(); }
 
 // The bytes a mapping of `bytes` really takes (rounded to whole pages / huge pages): this is what a
 // buffer reserves, so that the books match what the OS gives.

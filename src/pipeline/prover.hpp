@@ -20,6 +20,7 @@
 //   * A PendingProof owns only: the compact G2 input, the small results (G1 sums, public inputs)
 //     with their share, and r, s. Never a pointer into z, a, b, c.
 //   * run_g2 frees the compact input; finish() frees the rest.
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -240,6 +241,11 @@ class Prover {
   zk::Proof<E> finish(PendingProof<E>&& p, const std::string& what);
 
  private:
+  // A partition's buffers, in the order synthesize() carves them: z, a, b, c, the G2 input.
+  static constexpr std::size_t kBuffers = 5;
+  // Their element counts for a partition of `shape` (synthesize and top_up_lease ask the same).
+  std::array<std::size_t, kBuffers> buffer_counts(const circuit::Shape& shape) const;
+
   std::shared_ptr<const Key<E>> key_;
   std::shared_ptr<GpuStage<E>> gpu_;
   std::shared_ptr<G2Stage<E>> g2_;

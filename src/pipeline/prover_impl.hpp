@@ -165,14 +165,12 @@ Synthesized<E> Prover<E>::synthesize(const circuit::PartitionSource<Fr>& source,
         "partition {}: admission holds {} (and recycled pages {}), its life costs {}", index,
         mem::format_bytes(admission.bytes()), mem::format_bytes(lease.bytes()),
         mem::format_bytes(cost.life())));
-  const auto shape = source.shape();
+  const auto counts = buffer_counts(source.shape());
   Synthesized<E> s;
   s.index = index;
-  s.z = mem::Buffer<Fr>::carve(admission, shape.n_vars, opts_, pool_, &lease);
-  s.a = mem::Buffer<Fr>::carve(admission, shape.domain_size, opts_, pool_, &lease);
-  s.b = mem::Buffer<Fr>::carve(admission, shape.domain_size, opts_, pool_, &lease);
-  s.c = mem::Buffer<Fr>::carve(admission, shape.domain_size, opts_, pool_, &lease);
-  s.g2_input = mem::Buffer<Fr>::carve(admission, key_->g2.size(), opts_, pool_, &lease);
+  mem::Buffer<Fr>* bufs[] = {&s.z, &s.a, &s.b, &s.c, &s.g2_input};
+  for (std::size_t i = 0; i < counts.size(); ++i)
+    *bufs[i] = mem::Buffer<Fr>::carve(admission, counts[i], opts_, pool_, &lease);
   s.rest = std::move(admission);
   source.synthesize(index, s.z.span(), s.a.span(), s.b.span(), s.c.span(), stop);
   if (stop.stop_requested()) return s;
@@ -199,15 +197,18 @@ Synthesized<E> Prover<E>::synthesize(const circuit::PartitionSource<Fr>& source,
 template <class E>
 void Prover<E>::top_up_lease(mem::BufferPool::Lease& lease, const circuit::Shape& shape) const {
   if (!pool_) return;
-  using Buf = mem::Buffer<Fr>;
-  const bool pinned = opts_.pin && mem::pin_hooks_installed();
-  const std::size_t abc = Buf::bytes_for(shape.domain_size, opts_);
-  const std::pair<std::size_t, bool> wants[] = {{Buf::bytes_for(shape.n_vars, opts_), pinned},
-                                                {abc, pinned},
-                                                {abc, pinned},
-                                                {abc, pinned},
-                                                {Buf::bytes_for(key_->g2.size(), opts_), pinned}};
+  const auto counts = buffer_counts(shape);
+  const bool pinned = mem::pins_pages(opts_);
+  std::array<std::pair<std::size_t, bool>, kBuffers> wants;
+  for (std::size_t i = 0; i < kBuffers; ++i)
+    wants[i] = {mem::Buffer<Fr>::bytes_for(counts[i], opts_), pinned};
   pool_->top_up(lease, wants);
+}
+
+template <class E>
+std::array<std::size_t, Prover<E>::kBuffers> Prover<E>::buffer_counts(
+    const circuit::Shape& shape) const {
+  return {shape.n_vars, shape.domain_size, shape.domain_size, shape.domain_size, key_->g2.size()};
 }
 
 template <class E>

@@ -103,7 +103,7 @@ RunReport run_jobs(const RunOptions& o, const std::function<JobSpec<E>(std::uint
   // The workers' scratch is sized for these partitions and reserved when the engine starts.
   EngineConfig ecfg = o.engine;
   ecfg.pin_buffers_for(backend.pin_host_buffers);
-  rep.pinned = ecfg.buffers.pin && mem::pin_hooks_installed();
+  rep.pinned = mem::pins_pages(ecfg.buffers);
   {
     check_shape<E>(specs[0].source->shape(), *specs[0].key, specs[0].source->describe());
     ecfg.fit_scratch(
