@@ -1,0 +1,202 @@
+// The eight-lane field kernel (src/ff/lanes.hpp) against the scalar field: products, differences,
+// loads and stores, for reduced inputs, edge values and unreduced inputs up to the bounds the
+// batch-affine MSM relies on. Skips (and says so) in builds without AVX-512 IFMA.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "ff/lanes.hpp"
+#include "test_curves.hpp"
+#include "test_util.hpp"
+
+using namespace splitprove;
+using splitprove::testing::rand_elem;
+
+namespace bls = splitprove::bls12_381;
+namespace bn = splitprove::bn254;
+
+template <class F>
+class Lanes : public ::testing::Test {};
+using LaneFields = ::testing::Types<bls::Fp, bn::Fp>;
+TYPED_TEST_SUITE(Lanes, LaneFields);
+
+#if SPLITPROVE_IFMA
+namespace {
+
+template <class F>
+using K = ff::Lanes8<F>;
+
+// Eight elements in and out of lanes through the words[k][lane] layout.
+template <class F>
+typename K<F>::V load(const std::array<F, 8>& x) {
+  uint64_t w[F::N][8];
+  for (size_t l = 0; l < 8; ++l)
+    for (size_t k = 0; k < F::N; ++k) w[k][l] = x[l].mont()[k];
+  return K<F>::load_words(w);
+}
+template <class F>
+std::array<F, 8> store(const typename K<F>::V& v) {
+  uint64_t w[F::N][8];
+  K<F>::store_words(v, w);
+  std::array<F, 8> x;
+  for (size_t l = 0; l < 8; ++l) {
+    typename F::Repr r;
+    for (size_t k = 0; k < F::N; ++k) r[k] = w[k][l];
+    EXPECT_LT(ff::cmp_limbs(r, F::MOD), 0) << "store left lane " << l << " unreduced";
+    x[l] = F::from_mont(r);
+  }
+  return x;
+}
+template <class F>
+std::array<F, 8> random8() {
+  std::array<F, 8> x;
+  for (auto& e : x) e = rand_elem<F>();
+  return x;
+}
+// A few values at the edges: 0, 1, p - 1 (in Montgomery form: their representations vary).
+template <class F>
+std::array<F, 8> edge8() {
+  return {F::zero(), F::one(), -F::one(), F::from_u64(2), -F::from_u64(2), F::from_mont(F::R1),
+          F::from_mont(ff::from_u64<F::N>(1)), -F::from_mont(ff::from_u64<F::N>(1))};
+}
+
+}  // namespace
+
+TYPED_TEST(Lanes, LoadStoreRoundTrips) {
+  using F = TypeParam;
+  for (const auto& x : {random8<F>(), edge8<F>()}) EXPECT_EQ(store<F>(load<F>(x)), x);
+}
+
+TYPED_TEST(Lanes, GatherReadsTheAddressedElements) {
+  using F = TypeParam;
+  std::vector<F> v(64);
+  for (auto& e : v) e = rand_elem<F>();
+  const int64_t pick[8] = {5, 0, 63, 17, 17, 40, 2, 33};
+  alignas(64) int64_t off[8];
+  for (size_t l = 0; l < 8; ++l) off[l] = pick[l] * int64_t(sizeof(F));
+  const auto got = store<F>(K<F>::gather(v.data(), _mm512_load_si512(off)));
+  for (size_t l = 0; l < 8; ++l) EXPECT_EQ(got[l], v[size_t(pick[l])]) << "lane " << l;
+}
+
+TYPED_TEST(Lanes, ProductsMatchTheScalarField) {
+  using F = TypeParam;
+  for (int rep = 0; rep < 200; ++rep) {
+    const auto a = rep == 0 ? edge8<F>() : random8<F>();
+    const auto b = rep == 1 ? edge8<F>() : random8<F>();
+    const auto got = store<F>(K<F>::mul(load<F>(a), load<F>(b)));
+    for (size_t l = 0; l < 8; ++l) ASSERT_EQ(got[l], a[l] * b[l]) << "rep " << rep << " lane " << l;
+  }
+}
+
+TYPED_TEST(Lanes, DifferencesMatchTheScalarField) {
+  using F = TypeParam;
+  for (int rep = 0; rep < 100; ++rep) {
+    const auto a = random8<F>(), b = rep == 0 ? edge8<F>() : random8<F>(), c = random8<F>();
+    const auto d1 = store<F>(K<F>::template sub<1>(load<F>(a), load<F>(b)));
+    const auto d2 = store<F>(K<F>::template sub2<2>(load<F>(a), load<F>(b), load<F>(c)));
+    for (size_t l = 0; l < 8; ++l) {
+      ASSERT_EQ(d1[l], a[l] - b[l]);
+      ASSERT_EQ(d2[l], a[l] - b[l] - c[l]);
+    }
+  }
+}
+
+// Unreduced operands at the batch-affine bounds: a difference a - b + 4p (below 5p) times a
+// long product chain's output, then a chain of 1000 products whose outputs feed the next (they
+// must stay bounded), all against the scalar field.
+TYPED_TEST(Lanes, UnreducedOperandsWithinTheBounds) {
+  using F = TypeParam;
+  for (int rep = 0; rep < 50; ++rep) {
+    const auto a = random8<F>(), b = rep == 0 ? edge8<F>() : random8<F>(), c = random8<F>();
+    const auto big = K<F>::template sub<4>(load<F>(a), load<F>(b));  // in (3p, 5p)
+    const auto got = store<F>(K<F>::mul(load<F>(c), big));
+    for (size_t l = 0; l < 8; ++l) ASSERT_EQ(got[l], c[l] * (a[l] - b[l]));
+    // (x2 - x1 - x0 + 2p) is below 3p + x2's bound; squared values feed it.
+    const auto sq = K<F>::mul(big, load<F>(c));
+    const auto x3 = K<F>::template sub2<2>(K<F>::mul(sq, sq), load<F>(a), load<F>(b));
+    const auto got3 = store<F>(x3);
+    for (size_t l = 0; l < 8; ++l) {
+      const F s = c[l] * (a[l] - b[l]);
+      ASSERT_EQ(got3[l], s * s - a[l] - b[l]);
+    }
+  }
+  auto x = random8<F>();
+  const auto y = random8<F>();
+  auto v = load<F>(x);
+  const auto w = K<F>::template sub<1>(load<F>(y), load<F>(x));  // below 2p
+  std::array<F, 8> ref = x;
+  for (int i = 0; i < 1000; ++i) {
+    v = K<F>::mul(v, w);
+    for (size_t l = 0; l < 8; ++l) ref[l] = ref[l] * (y[l] - x[l]);
+  }
+  EXPECT_EQ(store<F>(v), ref);
+}
+
+// The interface the batch-affine sums use (ff::LaneOps), over Fp and Fp2 of both curves: every
+// operation at the input bounds it documents, against the scalar field.
+template <class F>
+class LaneOpsTest : public ::testing::Test {};
+using OpsFields = ::testing::Types<bls::Fp, bn::Fp, bls::Fp2, bn::Fp2>;
+TYPED_TEST_SUITE(LaneOpsTest, OpsFields);
+
+TYPED_TEST(LaneOpsTest, OperationsAtTheirBoundsMatchTheScalarField) {
+  using F = TypeParam;
+  using Ops = ff::LaneOps<F>;
+  const auto r8 = [] {
+    std::array<F, 8> x;
+    for (auto& e : x) e = rand_elem<F>();
+    return x;
+  };
+  const auto out = [](const typename Ops::V& v) {
+    std::array<F, 8> x;
+    Ops::to_scalars(v, x.data());
+    return x;
+  };
+  for (int rep = 0; rep < 100; ++rep) {
+    auto a = r8(), b = r8(), c = r8(), d = r8();
+    if (rep == 0) a.fill(F::zero()), b.fill(-F::one());
+    const auto va = Ops::from_scalars(a.data()), vb = Ops::from_scalars(b.data()),
+               vc = Ops::from_scalars(c.data()), vd = Ops::from_scalars(d.data());
+    ASSERT_EQ(out(va), a);
+    const auto two = Ops::template sub<1>(va, vb);          // below 2p
+    const auto three = Ops::template sub<2>(vc, vd);        // below 3p
+    const auto four = Ops::template sub2<2>(two, vc, vd);   // below 4p
+    const auto prod = out(Ops::mul(two, three));
+    const auto sq = out(Ops::mul(two, two));
+    const auto t = out(Ops::tighten(four));
+    for (size_t l = 0; l < 8; ++l) {
+      ASSERT_EQ(prod[l], (a[l] - b[l]) * (c[l] - d[l])) << "rep " << rep << " lane " << l;
+      ASSERT_EQ(sq[l], (a[l] - b[l]) * (a[l] - b[l]));
+      ASSERT_EQ(t[l], a[l] - b[l] - c[l] - d[l]);
+    }
+  }
+}
+
+TYPED_TEST(LaneOpsTest, GatherReadsCoordinatesOfPoints) {
+  using F = TypeParam;
+  using Ops = ff::LaneOps<F>;
+  struct Point {  // the layout of an affine point: x, y, a flag
+    F x, y;
+    bool inf;
+  };
+  std::vector<Point> pts(40);
+  for (auto& p : pts) p = {rand_elem<F>(), rand_elem<F>(), false};
+  const int64_t pick[8] = {39, 0, 7, 7, 12, 30, 1, 2};
+  alignas(64) int64_t off[8];
+  for (size_t l = 0; l < 8; ++l) off[l] = pick[l] * int64_t(sizeof(Point));
+  const __m512i o = _mm512_load_si512(off);
+  F x[8], y[8];
+  Ops::to_scalars(Ops::gather(reinterpret_cast<const char*>(&pts[0].x), o), x);
+  Ops::to_scalars(Ops::gather(reinterpret_cast<const char*>(&pts[0].y), o), y);
+  for (size_t l = 0; l < 8; ++l) {
+    EXPECT_EQ(x[l], pts[size_t(pick[l])].x);
+    EXPECT_EQ(y[l], pts[size_t(pick[l])].y);
+  }
+}
+
+#else
+TYPED_TEST(Lanes, LoadStoreRoundTrips) {
+  GTEST_SKIP() << "this build has no AVX-512 IFMA kernel (needs -march=native on an AVX-512 IFMA "
+                  "machine); the scalar field serves everywhere";
+}
+#endif
