@@ -1,5 +1,6 @@
 // Where a Groth16 proof's time goes: reads a .zkey and a .wtns, proves REPS times and prints the
-// median time of each stage (reading, evaluation, NTT, each MSM, finalize).
+// median time of each stage (reading, evaluation, NTT, each MSM, finalize). The curve is the
+// key's (BLS12-381 or BN254).
 //   tool_prove_stages circuit.zkey witness.wtns [reps]
 #include <fmt/format.h>
 
@@ -10,21 +11,17 @@
 #include <string>
 #include <vector>
 
+#include "io/curve_id.hpp"
 #include "io/wtns.hpp"
 #include "io/zkey.hpp"
 #include "splitprove/error.hpp"
 #include "zk/groth16.hpp"
 
 using namespace splitprove;
-using E = zk::Bls12_381;
 using clk = std::chrono::steady_clock;
 
-int main(int argc, char** argv) try {
-  if (argc < 3) {
-    std::fprintf(stderr, "usage: %s circuit.zkey witness.wtns [reps]\n", argv[0]);
-    return 2;
-  }
-  const int reps = argc > 3 ? std::max(1, std::atoi(argv[3])) : 3;
+template <class E>
+void stages(char** argv, int reps) {
   std::map<std::string, std::vector<double>> t;
   std::vector<std::string> order;
   auto add = [&](const std::string& k, double v) {
@@ -61,6 +58,18 @@ int main(int argc, char** argv) try {
     std::printf("%-40s %9.1f ms\n", k.c_str(), med * 1e3);
   }
   std::printf("%-40s %9.1f ms (sum of medians)\n", "total", total * 1e3);
+}
+
+int main(int argc, char** argv) try {
+  if (argc < 3) {
+    std::fprintf(stderr, "usage: %s circuit.zkey witness.wtns [reps]\n", argv[0]);
+    return 2;
+  }
+  const int reps = argc > 3 ? std::max(1, std::atoi(argv[3])) : 3;
+  if (io::detect_curve(argv[1]) == zk::CurveId::kBn254)
+    stages<zk::Bn254>(argv, reps);
+  else
+    stages<zk::Bls12_381>(argv, reps);
 } catch (const std::exception& e) {
   std::fprintf(stderr, "error: %s\n", e.what());
   return 1;
