@@ -94,7 +94,7 @@ class Lanes8 {
 
   // Eight elements from memory: lane i reads the N words at base + offset[i] (bytes), i.e. the
   // Montgomery representation F::mont() of an element.
-  static V gather(const void* base, __m512i offsets) {
+  __attribute__((always_inline)) static V gather(const void* base, __m512i offsets) {
     __m512i w[N];
 #pragma GCC unroll 8
     for (size_t k = 0; k < N; ++k)
@@ -148,6 +148,21 @@ class Lanes8 {
     for (size_t i = 0; i < L; ++i) r.l[i] = _mm512_mask_blend_epi64(negative, t.l[i], r.l[i]);
   }
 
+  // Every lane = a.
+  __attribute__((always_inline)) static V splat(const F& a) {
+    __m512i w[N];
+#pragma GCC unroll 8
+    for (size_t k = 0; k < N; ++k) w[k] = _mm512_set1_epi64(int64_t(a.mont()[k]));
+    return from_words(w);
+  }
+  // a + b, normalized.
+  __attribute__((always_inline)) static V add(const V& a, const V& b) {
+    V r;
+#pragma GCC unroll 16
+    for (size_t i = 0; i < L; ++i) r.l[i] = _mm512_add_epi64(a.l[i], b.l[i]);
+    normalize(r);
+    return r;
+  }
   // a - b + k·p (k·p > b, so the result is non-negative), normalized.
   template <unsigned K>
   __attribute__((always_inline)) static V sub(const V& a, const V& b) {
@@ -294,21 +309,21 @@ template <LaneField F>
 struct LaneOps<F> {
   using K = Lanes8<F>;
   using V = typename K::V;
-  static V gather(const char* base, __m512i off) { return K::gather(base, off); }
+  __attribute__((always_inline)) static V gather(const char* base, __m512i off) { return K::gather(base, off); }
   template <unsigned Kp>
-  static V sub(const V& a, const V& b) {
+  __attribute__((always_inline)) static V sub(const V& a, const V& b) {
     return K::template sub<Kp>(a, b);
   }
   template <unsigned Kp>
-  static V sub2(const V& a, const V& b, const V& c) {
+  __attribute__((always_inline)) static V sub2(const V& a, const V& b, const V& c) {
     return K::template sub2<Kp>(a, b, c);
   }
-  static V mul(const V& a, const V& b) { return K::mul(a, b); }
-  static V tighten(V a) {
+  __attribute__((always_inline)) static V mul(const V& a, const V& b) { return K::mul(a, b); }
+  __attribute__((always_inline)) static V tighten(V a) {
     K::template cond_sub<2>(a);
     return a;
   }
-  static void to_scalars(const V& a, F* out) {
+  __attribute__((always_inline)) static void to_scalars(const V& a, F* out) {
     uint64_t w[F::N][8];
     K::store_words(a, w);
     for (size_t l = 0; l < 8; ++l) {
@@ -317,7 +332,7 @@ struct LaneOps<F> {
       out[l] = F::from_mont(r);
     }
   }
-  static V from_scalars(const F* in) {
+  __attribute__((always_inline)) static V from_scalars(const F* in) {
     uint64_t w[F::N][8];
     for (size_t l = 0; l < 8; ++l)
       for (size_t k = 0; k < F::N; ++k) w[k][l] = in[l].mont()[k];
@@ -333,39 +348,39 @@ struct LaneOps<F> {
   struct V {
     typename K::V c0, c1;
   };
-  static V gather(const char* base, __m512i off) {
+  __attribute__((always_inline)) static V gather(const char* base, __m512i off) {
     return {K::gather(base, off), K::gather(base + sizeof(Fp), off)};
   }
   template <unsigned Kp>
-  static V sub(const V& a, const V& b) {
+  __attribute__((always_inline)) static V sub(const V& a, const V& b) {
     return {K::template sub<Kp>(a.c0, b.c0), K::template sub<Kp>(a.c1, b.c1)};
   }
   template <unsigned Kp>
-  static V sub2(const V& a, const V& b, const V& c) {
+  __attribute__((always_inline)) static V sub2(const V& a, const V& b, const V& c) {
     return {K::template sub2<Kp>(a.c0, b.c0, c.c0), K::template sub2<Kp>(a.c1, b.c1, c.c1)};
   }
   // c0 = a0·b0 - a1·b1 = a0·b0 + (2p - a1)·b1 (mod p), c1 = a0·b1 + a1·b0: two products and one
   // reduction each. With a's components below 2p and b's below 3p: c0 below ((2 + 2)·3·rho + 1)p
   // and c1 below (2·2·3·rho + 1)p, i.e. 3.28p at rho = 0.19; then tightened below 2p.
-  static V mul(const V& a, const V& b) {
+  __attribute__((always_inline)) static V mul(const V& a, const V& b) {
     const typename K::V na1 = K::template sub<2>(K::zero(), a.c1);
     V r{K::mul_sum(a.c0, b.c0, na1, b.c1), K::mul_sum(a.c0, b.c1, a.c1, b.c0)};
     K::template cond_sub<2>(r.c0);
     K::template cond_sub<2>(r.c1);
     return r;
   }
-  static V tighten(V a) {
+  __attribute__((always_inline)) static V tighten(V a) {
     K::template cond_sub<2>(a.c0);
     K::template cond_sub<2>(a.c1);
     return a;
   }
-  static void to_scalars(const V& a, F* out) {
+  __attribute__((always_inline)) static void to_scalars(const V& a, F* out) {
     Fp c0[8], c1[8];
     B::to_scalars(a.c0, c0);
     B::to_scalars(a.c1, c1);
     for (size_t l = 0; l < 8; ++l) out[l] = F{c0[l], c1[l]};
   }
-  static V from_scalars(const F* in) {
+  __attribute__((always_inline)) static V from_scalars(const F* in) {
     Fp c0[8], c1[8];
     for (size_t l = 0; l < 8; ++l) c0[l] = in[l].c0, c1[l] = in[l].c1;
     return {B::from_scalars(c0), B::from_scalars(c1)};

@@ -35,6 +35,7 @@
 #include <utility>
 #include <vector>
 
+#include "ff/lanes.hpp"
 #include "poly/ntt.hpp"
 #include "util/parallel.hpp"
 
@@ -244,9 +245,78 @@ void apply_scale(F* a, unsigned k, bool reversed, const Scale<F>& s) {
 // rs = 1; W = kTile: kTile columns of the four-step column pass). The transform runs along the
 // row index, independently for each of the W columns, with one twiddle per row pair.
 
+#if SPLITPROVE_IFMA
+// Eight butterflies in lanes (ff/lanes.hpp) on eight adjacent elements x[0..7] and y[0..7], lane
+// l with twiddle t[l] (none: 1). DIF: (x, y) <- (x + y, (x - y)·t); DIT: (x, y) <- (x + t·y,
+// x - t·y). Bounds, in multiples of p (rho <= 0.19): x, y < 1 as stored; DIF x + y < 2, (x - y +
+// p)·t < 1.38; DIT t·y < 1.19, x + t·y < 2.19, x - t·y + 2p < 3: all below the 4p that
+// store_words reduces from.
+template <bool Dif, class F>
+__attribute__((always_inline)) inline void butterflies8(F* x, F* y,
+                                                        const typename ff::Lanes8<F>::V* t) {
+  using K = ff::Lanes8<F>;
+  constexpr int64_t s = sizeof(F);
+  const __m512i off = _mm512_set_epi64(7 * s, 6 * s, 5 * s, 4 * s, 3 * s, 2 * s, s, 0);
+  const auto u = K::gather(x, off), v = K::gather(y, off);
+  typename K::V sum, diff;
+  if constexpr (Dif) {
+    sum = K::add(u, v);
+    diff = K::template sub<1>(u, v);
+    if (t) diff = K::mul(diff, *t);
+  } else {
+    const auto tv = t ? K::mul(v, *t) : v;
+    sum = K::add(u, tv);
+    diff = K::template sub<2>(u, tv);
+  }
+  uint64_t ws[F::N][8], wd[F::N][8];
+  K::store_words(sum, ws);
+  K::store_words(diff, wd);
+  for (size_t l = 0; l < 8; ++l) {
+    typename F::Repr rs, rd;
+    for (size_t k = 0; k < F::N; ++k) rs[k] = ws[k][l], rd[k] = wd[k][l];
+    x[l] = F::from_mont(rs);
+    y[l] = F::from_mont(rd);
+  }
+}
+
+// A layer (rows j and j + len, j < len) in lanes: with W = 8 the lanes are the row's columns
+// (one twiddle for all), with W = 1 eight consecutive rows (eight consecutive twiddles; len >= 8).
+template <bool Dif, size_t W, class F>
+void layer_lanes(F* a, size_t len, size_t rs, const F* w) {
+  using K = ff::Lanes8<F>;
+  F* b = a + len * rs;
+  if constexpr (W == 8) {
+    butterflies8<Dif>(a, b, static_cast<const typename K::V*>(nullptr));
+    for (size_t j = 1; j < len; ++j) {
+      const auto t = K::splat(w[j]);
+      butterflies8<Dif>(a + j * rs, b + j * rs, &t);
+    }
+  } else {
+    constexpr int64_t s = sizeof(F);
+    const __m512i off = _mm512_set_epi64(7 * s, 6 * s, 5 * s, 4 * s, 3 * s, 2 * s, s, 0);
+    for (size_t j = 0; j < len; j += 8) {
+      const auto t = K::gather(w + j, off);  // w[0] = 1 multiplies like the others
+      butterflies8<Dif>(a + j, b + j, &t);
+    }
+  }
+}
+
+// Whether layer_lanes serves this layer: a field with lanes, eight columns or >= 8 rows apart.
+template <size_t W, class F>
+constexpr bool kLanesFor = ff::LaneField<F> && (W == 8 || W == 1);
+template <size_t W>
+constexpr bool lanes_fit(size_t len, size_t rs) {
+  return W == 8 || (rs == 1 && len >= 8);
+}
+#endif
+
 // DIF layer on rows (j, j + len), j < len: (x, y) <- (x + y, (x - y)·w[j]); w[0] = 1 is skipped.
 template <size_t W, class F>
 inline void dif_layer(F* a, size_t len, size_t rs, const F* w) {
+#if SPLITPROVE_IFMA
+  if constexpr (kLanesFor<W, F>)
+    if (lanes_fit<W>(len, rs)) return layer_lanes<true, W>(a, len, rs, w);
+#endif
   F* b = a + len * rs;
   for (size_t c = 0; c < W; ++c) {
     const F u = a[c], v = b[c];
@@ -268,6 +338,10 @@ inline void dif_layer(F* a, size_t len, size_t rs, const F* w) {
 // DIT layer on rows (j, j + len): (x, y) <- (x + w[j]·y, x - w[j]·y).
 template <size_t W, class F>
 inline void dit_layer(F* a, size_t len, size_t rs, const F* w) {
+#if SPLITPROVE_IFMA
+  if constexpr (kLanesFor<W, F>)
+    if (lanes_fit<W>(len, rs)) return layer_lanes<false, W>(a, len, rs, w);
+#endif
   F* b = a + len * rs;
   for (size_t c = 0; c < W; ++c) {
     const F u = a[c], v = b[c];
