@@ -3,6 +3,7 @@
 #include <string>
 
 #include "cli/command.hpp"
+#include "ff/lanes.hpp"
 #ifdef SPLITPROVE_HAVE_CUDA
 #include "cuda/device.hpp"
 #endif
@@ -12,6 +13,10 @@ namespace {
 
 void run_info() {
   std::printf("splitprove 0.1.0\n");
+  // The field kernels this build compiled in (-march=native picks them for the build machine).
+  std::printf("cpu field products: %s%s\n",
+              SPLITPROVE_ADX ? "mulx/adcx/adox (x86-64 BMI2+ADX)" : "portable C++",
+              SPLITPROVE_IFMA ? "; batch work eight at a time with AVX-512 IFMA" : "");
 #ifdef SPLITPROVE_HAVE_CUDA
   std::string why;
   auto devs = cuda::list_devices(&why);
