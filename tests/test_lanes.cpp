@@ -6,6 +6,8 @@
 #include <vector>
 
 #include "ff/lanes.hpp"
+#include "msm/msm_impl.hpp"
+#include "msm_test_bases.hpp"
 #include "test_curves.hpp"
 #include "test_util.hpp"
 
@@ -191,6 +193,105 @@ TYPED_TEST(LaneOpsTest, GatherReadsCoordinatesOfPoints) {
   for (size_t l = 0; l < 8; ++l) {
     EXPECT_EQ(x[l], pts[size_t(pick[l])].x);
     EXPECT_EQ(y[l], pts[size_t(pick[l])].y);
+  }
+}
+
+// The bucket reduction in lanes (msm::detail::reduce_affine_lanes) against the scalar running
+// sum, over G1 and G2 of both curves: every bucket full, a third of them empty in a pattern (the
+// running sum then doubles: sum = running after an empty bucket), and buckets that force an
+// exceptional addition into the running sum (equal points; a point and its negation), where the
+// lanes must give up (nullopt) rather than return a wrong sum.
+template <class C>
+class LaneReduce : public ::testing::Test {};
+using LaneCurves = ::testing::Types<bls::G1, bls::G2, bn::G1, bn::G2>;
+TYPED_TEST_SUITE(LaneReduce, LaneCurves);
+
+TYPED_TEST(LaneReduce, MatchesTheScalarRunningSum) {
+  using C = TypeParam;
+  using Affine = typename C::Affine;
+  using Xyzz = typename C::Xyzz;
+  const auto scalar = [](const std::vector<Affine>& acc) {
+    return msm::detail::reduce_buckets<C>(
+        acc.size(), [&](size_t b) { return acc[b].inf; },
+        [&](Xyzz& r, size_t b) { r += acc[b]; });
+  };
+  const auto same = [](const Xyzz& a, const Xyzz& b) {
+    return a.to_jacobian() == b.to_jacobian();
+  };
+  for (size_t k : {8, 64, 256}) {
+    auto acc = splitprove::testing::independent_bases<C>(splitprove::testing::rng(), k);
+    auto got = msm::detail::reduce_affine_lanes<C>(acc);
+    ASSERT_TRUE(got.has_value()) << "k " << k;
+    EXPECT_TRUE(same(*got, scalar(acc))) << "k " << k;
+    for (size_t b = 0; b < k; ++b)
+      if (b % 3 == 1 || b >= k - k / 8) acc[b] = Affine::identity();  // a whole lane range empty
+    got = msm::detail::reduce_affine_lanes<C>(acc);
+    ASSERT_TRUE(got.has_value()) << "k " << k;
+    EXPECT_TRUE(same(*got, scalar(acc))) << "k " << k << ", with empty buckets";
+  }
+  const auto g = Affine::generator();
+  std::vector<Affine> equal(64, g);  // running = G, then G + G: a doubling
+  EXPECT_FALSE(msm::detail::reduce_affine_lanes<C>(equal).has_value());
+  std::vector<Affine> opposite(64, Affine::identity());
+  opposite[7] = g, opposite[6] = -g;  // lane 0: running = G, then G + (-G)
+  EXPECT_FALSE(msm::detail::reduce_affine_lanes<C>(opposite).has_value());
+}
+
+// The XYZZ formulas in lanes against Curve::Xyzz, on points with general ZZ, ZZZ (sums of two
+// affine points), with identity lanes mixed in: doubling, a += q, a += affine q.
+TYPED_TEST(LaneReduce, XyzzFormulasMatchTheScalarOnes) {
+  using C = TypeParam;
+  using F = typename C::F;
+  using Xyzz = typename C::Xyzz;
+  using Ops = ff::LaneOps<F>;
+  using L = msm::detail::XyzzLanes<F>;
+  auto pts = splitprove::testing::independent_bases<C>(splitprove::testing::rng(), 32);
+  const auto general = [&](size_t i) {  // ZZ, ZZZ not 1
+    Xyzz x = Xyzz::from_affine(pts[i]);
+    x += pts[i + 8];
+    return x;
+  };
+  const auto to_lanes = [](const std::array<Xyzz, 8>& v, __mmask8 id) {
+    F x[8], y[8], zz[8], zzz[8];
+    for (size_t l = 0; l < 8; ++l) x[l] = v[l].X, y[l] = v[l].Y, zz[l] = v[l].ZZ, zzz[l] = v[l].ZZZ;
+    L r;
+    r.X = Ops::from_scalars(x), r.Y = Ops::from_scalars(y);
+    r.ZZ = Ops::from_scalars(zz), r.ZZZ = Ops::from_scalars(zzz);
+    r.id = id;
+    return r;
+  };
+  const auto lane = [](const L& v, size_t l) {
+    if ((v.id >> l) & 1) return Xyzz::identity();
+    F x[8], y[8], zz[8], zzz[8];
+    Ops::to_scalars(v.X, x), Ops::to_scalars(v.Y, y);
+    Ops::to_scalars(v.ZZ, zz), Ops::to_scalars(v.ZZZ, zzz);
+    return Xyzz{x[l], y[l], zz[l], zzz[l]};
+  };
+  const auto same = [](const Xyzz& a, const Xyzz& b) { return a.to_jacobian() == b.to_jacobian(); };
+  std::array<Xyzz, 8> a, b;
+  for (size_t l = 0; l < 8; ++l) a[l] = general(l), b[l] = general(l + 16);
+  const __mmask8 a_id = 0x21, b_id = 0x42;  // lane 0, 5: a identity; 1, 6: b identity
+  for (size_t l = 0; l < 8; ++l) {
+    if ((a_id >> l) & 1) a[l] = Xyzz::identity();
+    if ((b_id >> l) & 1) b[l] = Xyzz::identity();
+  }
+  b[3] = a[3];  // a doubling inside add_lanes
+  const L d = msm::detail::dbl_lanes(to_lanes(a, a_id));
+  L s = to_lanes(a, a_id);
+  ASSERT_TRUE(msm::detail::add_lanes(s, to_lanes(b, b_id)));
+  L m = to_lanes(a, a_id);
+  F qx[8], qy[8];
+  for (size_t l = 0; l < 8; ++l) qx[l] = pts[24 + l].x, qy[l] = pts[24 + l].y;
+  const __mmask8 q_inf = 0x84;  // lanes 2 and 7 add the point at infinity
+  ASSERT_TRUE(msm::detail::madd_lanes(m, Ops::from_scalars(qx), Ops::from_scalars(qy), q_inf));
+  for (size_t l = 0; l < 8; ++l) {
+    if (!((a_id >> l) & 1)) EXPECT_TRUE(same(lane(d, l), a[l].dbl())) << "dbl, lane " << l;
+    Xyzz sum = a[l];
+    sum += b[l];
+    EXPECT_TRUE(same(lane(s, l), sum)) << "add, lane " << l;
+    Xyzz madd = a[l];
+    if (!((q_inf >> l) & 1)) madd += pts[24 + l];
+    EXPECT_TRUE(same(lane(m, l), madd)) << "madd, lane " << l;
   }
 }
 

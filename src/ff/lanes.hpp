@@ -163,6 +163,21 @@ class Lanes8 {
     normalize(r);
     return r;
   }
+  // Lanes where a ≡ 0 (mod p), for a below 2p.
+  __attribute__((always_inline)) static __mmask8 zero_mask(V a) {
+    cond_sub<1>(a);
+    __m512i any = a.l[0];
+#pragma GCC unroll 16
+    for (size_t i = 1; i < L; ++i) any = _mm512_or_si512(any, a.l[i]);
+    return _mm512_testn_epi64_mask(any, any);
+  }
+  // Lanes in m take b, the others a.
+  __attribute__((always_inline)) static V blend(__mmask8 m, const V& a, const V& b) {
+    V r;
+#pragma GCC unroll 16
+    for (size_t i = 0; i < L; ++i) r.l[i] = _mm512_mask_blend_epi64(m, a.l[i], b.l[i]);
+    return r;
+  }
   // a - b + k·p (k·p > b, so the result is non-negative), normalized.
   template <unsigned K>
   __attribute__((always_inline)) static V sub(const V& a, const V& b) {
@@ -287,7 +302,9 @@ class Lanes8 {
 //     above what is subtracted);
 //   mul(a, b)  with a's components below 2p and b's below 3p: the product, below 2.14p for Fp
 //     ((2·3·rho + 1)p) and below 2p for Fp2 (tightened); with both below 2p, below 2p;
-//   tighten(a)  from below 4p to below 2p;
+//   tighten(a)  from below 4p to below 2p; tighten8(a) from below 8p;
+//   add(a, b), one(), blend(mask, a, b) (lanes in mask take b), zero_mask(a) (lanes where a ≡ 0,
+//     a below 2p);
 //   to_scalars / from_scalars  eight reduced elements out (from below 4p) and in.
 template <class F>
 struct LaneOps;
@@ -323,6 +340,17 @@ struct LaneOps<F> {
     K::template cond_sub<2>(a);
     return a;
   }
+  __attribute__((always_inline)) static V tighten8(V a) {
+    K::template cond_sub<4>(a);
+    K::template cond_sub<2>(a);
+    return a;
+  }
+  __attribute__((always_inline)) static V add(const V& a, const V& b) { return K::add(a, b); }
+  __attribute__((always_inline)) static V one() { return K::splat(F::one()); }
+  __attribute__((always_inline)) static V blend(__mmask8 m, const V& a, const V& b) {
+    return K::blend(m, a, b);
+  }
+  __attribute__((always_inline)) static __mmask8 zero_mask(const V& a) { return K::zero_mask(a); }
   __attribute__((always_inline)) static void to_scalars(const V& a, F* out) {
     uint64_t w[F::N][8];
     K::store_words(a, w);
@@ -369,10 +397,19 @@ struct LaneOps<F> {
     K::template cond_sub<2>(r.c1);
     return r;
   }
-  __attribute__((always_inline)) static V tighten(V a) {
-    K::template cond_sub<2>(a.c0);
-    K::template cond_sub<2>(a.c1);
-    return a;
+  __attribute__((always_inline)) static V tighten(V a) { return {B::tighten(a.c0), B::tighten(a.c1)}; }
+  __attribute__((always_inline)) static V tighten8(V a) {
+    return {B::tighten8(a.c0), B::tighten8(a.c1)};
+  }
+  __attribute__((always_inline)) static V add(const V& a, const V& b) {
+    return {K::add(a.c0, b.c0), K::add(a.c1, b.c1)};
+  }
+  __attribute__((always_inline)) static V one() { return {B::one(), K::zero()}; }
+  __attribute__((always_inline)) static V blend(__mmask8 m, const V& a, const V& b) {
+    return {K::blend(m, a.c0, b.c0), K::blend(m, a.c1, b.c1)};
+  }
+  __attribute__((always_inline)) static __mmask8 zero_mask(const V& a) {
+    return K::zero_mask(a.c0) & K::zero_mask(a.c1);
   }
   __attribute__((always_inline)) static void to_scalars(const V& a, F* out) {
     Fp c0[8], c1[8];

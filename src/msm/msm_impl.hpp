@@ -29,6 +29,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "ec/curve.hpp"
@@ -282,6 +283,157 @@ typename C::Xyzz reduce_buckets(size_t k, const Empty& empty, const Add& add) {
   return sum;
 }
 
+#if SPLITPROVE_IFMA
+// Eight XYZZ points in lanes (ff/lanes.hpp), their identities as a mask (the coordinates of an
+// identity lane are ignored).
+template <class F>
+struct XyzzLanes {
+  using V = typename ff::LaneOps<F>::V;
+  V X{}, Y{}, ZZ{}, ZZZ{};
+  __mmask8 id = 0xFF;
+};
+
+// Curve::Xyzz's additions (madd-2008-s and add-2008-s) in lanes. Every coordinate stays below 2p:
+// products of values below 2p are below 2p; a difference a - b + 2p of two of them is below 4p
+// and tightened; R^2 - PPP - 2Q + 6p is below 8p and tightened (ff::LaneOps). madd_lanes returns
+// false, leaving a unusable, when an adding lane meets P ≡ 0 (q = a or q = -a, which the running
+// sum meets only on crafted buckets): the caller then does the whole sum in scalar code.
+template <class F>
+bool madd_lanes(XyzzLanes<F>& a, const typename XyzzLanes<F>::V& qx,
+                const typename XyzzLanes<F>::V& qy, __mmask8 q_inf) {
+  using Ops = ff::LaneOps<F>;
+  const __mmask8 fresh = __mmask8(~q_inf & a.id), active = __mmask8(~q_inf & ~a.id);
+  if (active) {
+    const auto U2 = Ops::mul(a.ZZ, qx), S2 = Ops::mul(a.ZZZ, qy);
+    const auto P = Ops::tighten(Ops::template sub<2>(U2, a.X));
+    if (Ops::zero_mask(P) & active) return false;
+    const auto R = Ops::tighten(Ops::template sub<2>(S2, a.Y));
+    const auto PP = Ops::mul(P, P), PPP = Ops::mul(P, PP), Q = Ops::mul(a.X, PP);
+    const auto X3 = Ops::tighten8(Ops::template sub2<6>(Ops::mul(R, R), PPP, Ops::add(Q, Q)));
+    const auto Y3 = Ops::tighten(Ops::template sub<2>(
+        Ops::mul(R, Ops::tighten(Ops::template sub<2>(Q, X3))), Ops::mul(a.Y, PPP)));
+    a.ZZ = Ops::blend(active, a.ZZ, Ops::mul(a.ZZ, PP));
+    a.ZZZ = Ops::blend(active, a.ZZZ, Ops::mul(a.ZZZ, PPP));
+    a.X = Ops::blend(active, a.X, X3);
+    a.Y = Ops::blend(active, a.Y, Y3);
+  }
+  if (fresh) {
+    const auto one = Ops::one();
+    a.X = Ops::blend(fresh, a.X, qx);
+    a.Y = Ops::blend(fresh, a.Y, qy);
+    a.ZZ = Ops::blend(fresh, a.ZZ, one);
+    a.ZZZ = Ops::blend(fresh, a.ZZZ, one);
+  }
+  a.id &= q_inf;
+  return true;
+}
+
+// 2a (dbl-2008-s-1) in every lane, same bounds: U = 2Y below 4p, tightened; M = 3X^2 below 6p
+// and M^2 - 2S + 4p below 8p, tightened.
+template <class F>
+XyzzLanes<F> dbl_lanes(const XyzzLanes<F>& a) {
+  using Ops = ff::LaneOps<F>;
+  const auto U = Ops::tighten(Ops::add(a.Y, a.Y));
+  const auto V = Ops::mul(U, U), W = Ops::mul(U, V), S = Ops::mul(a.X, V);
+  const auto x2 = Ops::mul(a.X, a.X);
+  const auto M = Ops::tighten8(Ops::add(Ops::add(x2, x2), x2));
+  const auto X3 = Ops::tighten8(Ops::template sub<4>(Ops::mul(M, M), Ops::add(S, S)));
+  XyzzLanes<F> r;
+  r.X = X3;
+  r.Y = Ops::tighten(Ops::template sub<2>(Ops::mul(M, Ops::tighten(Ops::template sub<2>(S, X3))),
+                                          Ops::mul(W, a.Y)));
+  r.ZZ = Ops::mul(V, a.ZZ);
+  r.ZZZ = Ops::mul(W, a.ZZZ);
+  r.id = a.id;
+  return r;
+}
+
+// a += q. Where a = q (the running sum's second step after an empty bucket: sum = running) the
+// lane takes the doubling; a = -q gives up like madd_lanes.
+template <class F>
+bool add_lanes(XyzzLanes<F>& a, const XyzzLanes<F>& q) {
+  using Ops = ff::LaneOps<F>;
+  const __mmask8 copy = __mmask8(a.id & ~q.id), active = __mmask8(~a.id & ~q.id);
+  if (active) {
+    const auto U1 = Ops::mul(a.X, q.ZZ), U2 = Ops::mul(q.X, a.ZZ);
+    const auto S1 = Ops::mul(a.Y, q.ZZZ), S2 = Ops::mul(q.Y, a.ZZZ);
+    const auto P = Ops::tighten(Ops::template sub<2>(U2, U1));
+    const auto R = Ops::tighten(Ops::template sub<2>(S2, S1));
+    const __mmask8 twice = Ops::zero_mask(P) & active;
+    if (twice && (Ops::zero_mask(R) & twice) != twice) return false;
+    const XyzzLanes<F> d = twice ? dbl_lanes(a) : XyzzLanes<F>{};
+    const auto PP = Ops::mul(P, P), PPP = Ops::mul(P, PP), Q = Ops::mul(U1, PP);
+    const auto X3 = Ops::tighten8(Ops::template sub2<6>(Ops::mul(R, R), PPP, Ops::add(Q, Q)));
+    const auto Y3 = Ops::tighten(Ops::template sub<2>(
+        Ops::mul(R, Ops::tighten(Ops::template sub<2>(Q, X3))), Ops::mul(S1, PPP)));
+    const __mmask8 sum = active & ~twice;
+    a.ZZ = Ops::blend(sum, a.ZZ, Ops::mul(Ops::mul(a.ZZ, q.ZZ), PP));
+    a.ZZZ = Ops::blend(sum, a.ZZZ, Ops::mul(Ops::mul(a.ZZZ, q.ZZZ), PPP));
+    a.X = Ops::blend(sum, a.X, X3);
+    a.Y = Ops::blend(sum, a.Y, Y3);
+    if (twice) {
+      a.X = Ops::blend(twice, a.X, d.X);
+      a.Y = Ops::blend(twice, a.Y, d.Y);
+      a.ZZ = Ops::blend(twice, a.ZZ, d.ZZ);
+      a.ZZZ = Ops::blend(twice, a.ZZZ, d.ZZZ);
+    }
+  }
+  if (copy) {
+    a.X = Ops::blend(copy, a.X, q.X);
+    a.Y = Ops::blend(copy, a.Y, q.Y);
+    a.ZZ = Ops::blend(copy, a.ZZ, q.ZZ);
+    a.ZZZ = Ops::blend(copy, a.ZZZ, q.ZZZ);
+  }
+  a.id &= q.id;
+  return true;
+}
+
+// sum_b (b+1)·A_b over k affine buckets (k a multiple of 8) by the running sum in lanes: lane r
+// walks buckets [r·m, (r+1)·m), m = k/8, from the top, giving S_r = sum (b - r·m + 1)·A_b and
+// R_r = sum A_b over its range; the total is sum_r S_r + r·m·R_r. Empty when an exceptional
+// addition came up (see madd_lanes).
+template <class C>
+std::optional<typename C::Xyzz> reduce_affine_lanes(const std::vector<typename C::Affine>& acc) {
+  using F = typename C::F;
+  using Xyzz = typename C::Xyzz;
+  using Affine = typename C::Affine;
+  using Ops = ff::LaneOps<F>;
+  const size_t k = acc.size(), m = k / 8;
+  const char* const bx = reinterpret_cast<const char*>(&acc[0].x);
+  const char* const by = reinterpret_cast<const char*>(&acc[0].y);
+  const char* const binf = reinterpret_cast<const char*>(&acc[0].inf);  // 8 bytes inside acc[i]
+  alignas(64) int64_t top[8];
+  for (size_t r = 0; r < 8; ++r) top[r] = int64_t((r * m + m - 1) * sizeof(Affine));
+  __m512i off = _mm512_load_si512(top);
+  const __m512i step = _mm512_set1_epi64(int64_t(sizeof(Affine)));
+  const __m512i flag = _mm512_set1_epi64(0xFF);
+  XyzzLanes<F> run, sum;
+  for (size_t i = 0; i < m; ++i, off = _mm512_sub_epi64(off, step)) {
+    const __mmask8 inf = _mm512_test_epi64_mask(_mm512_i64gather_epi64(off, binf, 1), flag);
+    if (!madd_lanes(run, Ops::gather(bx, off), Ops::gather(by, off), inf)) return std::nullopt;
+    if (!add_lanes(sum, run)) return std::nullopt;
+  }
+  const auto scalars = [](const XyzzLanes<F>& v, Xyzz* out) {
+    F x[8], y[8], zz[8], zzz[8];
+    Ops::to_scalars(v.X, x);
+    Ops::to_scalars(v.Y, y);
+    Ops::to_scalars(v.ZZ, zz);
+    Ops::to_scalars(v.ZZZ, zzz);
+    for (size_t r = 0; r < 8; ++r)
+      out[r] = (v.id >> r) & 1 ? Xyzz::identity() : Xyzz{x[r], y[r], zz[r], zzz[r]};
+  };
+  Xyzz s[8], run_r[8];
+  scalars(sum, s);
+  scalars(run, run_r);
+  Xyzz total = Xyzz::identity();
+  for (size_t r = 0; r < 8; ++r) {
+    total += s[r];
+    if (r && !run_r[r].is_identity()) total += mul_small(run_r[r], r * m);
+  }
+  return total;
+}
+#endif
+
 template <class C>
 typename C::Xyzz reduce_xyzz(const std::vector<typename C::Xyzz>& buckets) {
   return reduce_buckets<C>(
@@ -502,6 +654,16 @@ class AffineWindow {
   // sum_b (b+1)·(A_b + X_b).
   Xyzz finish() const {
     const bool ex = !extra_.empty();
+#if SPLITPROVE_IFMA
+    // In lanes when every bucket is affine and at least half are in use (the scalar walk below
+    // skips empty ones, the lanes walk them all).
+    if constexpr (kLanes) {
+      if (!ex && k_ >= 8 && k_ % 8 == 0 &&
+          2 * size_t(std::count_if(acc_.begin(), acc_.begin() + ptrdiff_t(k_),
+                                   [](const Affine& a) { return !a.inf; })) >= k_)
+        if (auto r = reduce_affine_lanes<C>(acc_)) return *r;
+    }
+#endif
     return reduce_buckets<C>(
         k_, [&](size_t b) { return acc_[b].inf && (!ex || extra_[b].is_identity()); },
         [&](Xyzz& r, size_t b) {
