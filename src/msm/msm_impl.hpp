@@ -288,9 +288,17 @@ typename C::Xyzz reduce_buckets(size_t k, const Empty& empty, const Add& add) {
 // identity lane are ignored).
 template <class F>
 struct XyzzLanes {
-  using V = typename ff::LaneOps<F>::V;
+  using Ops = ff::LaneOps<F>;
+  using V = typename Ops::V;
   V X{}, Y{}, ZZ{}, ZZZ{};
   __mmask8 id = 0xFF;
+  // Lanes in m take (x, y, zz, zzz).
+  void take(__mmask8 m, const V& x, const V& y, const V& zz, const V& zzz) {
+    X = Ops::blend(m, X, x);
+    Y = Ops::blend(m, Y, y);
+    ZZ = Ops::blend(m, ZZ, zz);
+    ZZZ = Ops::blend(m, ZZZ, zzz);
+  }
 };
 
 // Curve::Xyzz's additions (madd-2008-s and add-2008-s) in lanes. Every coordinate stays below 2p:
@@ -298,31 +306,42 @@ struct XyzzLanes {
 // and tightened; R^2 - PPP - 2Q + 6p is below 8p and tightened (ff::LaneOps). madd_lanes returns
 // false, leaving a unusable, when an adding lane meets P ≡ 0 (q = a or q = -a, which the running
 // sum meets only on crafted buckets): the caller then does the whole sum in scalar code.
+//
+// The part both share: with P = U2 - U1 and R = S2 - S1, X3 = R^2 - P^3 - 2·U1·P^2 and
+// Y3 = R·(U1·P^2 - X3) - S1·P^3; also returns P^2 and P^3 for the new ZZ and ZZZ.
+template <class F>
+struct Chord {
+  typename XyzzLanes<F>::V X3, Y3, PP, PPP;
+};
+template <class F>
+Chord<F> chord(const typename XyzzLanes<F>::V& P, const typename XyzzLanes<F>::V& R,
+               const typename XyzzLanes<F>::V& U1, const typename XyzzLanes<F>::V& S1) {
+  using Ops = ff::LaneOps<F>;
+  Chord<F> c;
+  c.PP = Ops::mul(P, P);
+  c.PPP = Ops::mul(P, c.PP);
+  const auto Q = Ops::mul(U1, c.PP);
+  c.X3 = Ops::tighten8(Ops::template sub2<6>(Ops::mul(R, R), c.PPP, Ops::add(Q, Q)));
+  c.Y3 = Ops::tighten(Ops::template sub<2>(
+      Ops::mul(R, Ops::tighten(Ops::template sub<2>(Q, c.X3))), Ops::mul(S1, c.PPP)));
+  return c;
+}
+
 template <class F>
 bool madd_lanes(XyzzLanes<F>& a, const typename XyzzLanes<F>::V& qx,
                 const typename XyzzLanes<F>::V& qy, __mmask8 q_inf) {
   using Ops = ff::LaneOps<F>;
   const __mmask8 fresh = __mmask8(~q_inf & a.id), active = __mmask8(~q_inf & ~a.id);
   if (active) {
-    const auto U2 = Ops::mul(a.ZZ, qx), S2 = Ops::mul(a.ZZZ, qy);
-    const auto P = Ops::tighten(Ops::template sub<2>(U2, a.X));
+    const auto P = Ops::tighten(Ops::template sub<2>(Ops::mul(a.ZZ, qx), a.X));
     if (Ops::zero_mask(P) & active) return false;
-    const auto R = Ops::tighten(Ops::template sub<2>(S2, a.Y));
-    const auto PP = Ops::mul(P, P), PPP = Ops::mul(P, PP), Q = Ops::mul(a.X, PP);
-    const auto X3 = Ops::tighten8(Ops::template sub2<6>(Ops::mul(R, R), PPP, Ops::add(Q, Q)));
-    const auto Y3 = Ops::tighten(Ops::template sub<2>(
-        Ops::mul(R, Ops::tighten(Ops::template sub<2>(Q, X3))), Ops::mul(a.Y, PPP)));
-    a.ZZ = Ops::blend(active, a.ZZ, Ops::mul(a.ZZ, PP));
-    a.ZZZ = Ops::blend(active, a.ZZZ, Ops::mul(a.ZZZ, PPP));
-    a.X = Ops::blend(active, a.X, X3);
-    a.Y = Ops::blend(active, a.Y, Y3);
+    const auto R = Ops::tighten(Ops::template sub<2>(Ops::mul(a.ZZZ, qy), a.Y));
+    const Chord<F> c = chord<F>(P, R, a.X, a.Y);
+    a.take(active, c.X3, c.Y3, Ops::mul(a.ZZ, c.PP), Ops::mul(a.ZZZ, c.PPP));
   }
   if (fresh) {
     const auto one = Ops::one();
-    a.X = Ops::blend(fresh, a.X, qx);
-    a.Y = Ops::blend(fresh, a.Y, qy);
-    a.ZZ = Ops::blend(fresh, a.ZZ, one);
-    a.ZZZ = Ops::blend(fresh, a.ZZZ, one);
+    a.take(fresh, qx, qy, one, one);
   }
   a.id &= q_inf;
   return true;
@@ -355,35 +374,18 @@ bool add_lanes(XyzzLanes<F>& a, const XyzzLanes<F>& q) {
   using Ops = ff::LaneOps<F>;
   const __mmask8 copy = __mmask8(a.id & ~q.id), active = __mmask8(~a.id & ~q.id);
   if (active) {
-    const auto U1 = Ops::mul(a.X, q.ZZ), U2 = Ops::mul(q.X, a.ZZ);
-    const auto S1 = Ops::mul(a.Y, q.ZZZ), S2 = Ops::mul(q.Y, a.ZZZ);
-    const auto P = Ops::tighten(Ops::template sub<2>(U2, U1));
-    const auto R = Ops::tighten(Ops::template sub<2>(S2, S1));
+    const auto U1 = Ops::mul(a.X, q.ZZ), S1 = Ops::mul(a.Y, q.ZZZ);
+    const auto P = Ops::tighten(Ops::template sub<2>(Ops::mul(q.X, a.ZZ), U1));
+    const auto R = Ops::tighten(Ops::template sub<2>(Ops::mul(q.Y, a.ZZZ), S1));
     const __mmask8 twice = Ops::zero_mask(P) & active;
     if (twice && (Ops::zero_mask(R) & twice) != twice) return false;
     const XyzzLanes<F> d = twice ? dbl_lanes(a) : XyzzLanes<F>{};
-    const auto PP = Ops::mul(P, P), PPP = Ops::mul(P, PP), Q = Ops::mul(U1, PP);
-    const auto X3 = Ops::tighten8(Ops::template sub2<6>(Ops::mul(R, R), PPP, Ops::add(Q, Q)));
-    const auto Y3 = Ops::tighten(Ops::template sub<2>(
-        Ops::mul(R, Ops::tighten(Ops::template sub<2>(Q, X3))), Ops::mul(S1, PPP)));
-    const __mmask8 sum = active & ~twice;
-    a.ZZ = Ops::blend(sum, a.ZZ, Ops::mul(Ops::mul(a.ZZ, q.ZZ), PP));
-    a.ZZZ = Ops::blend(sum, a.ZZZ, Ops::mul(Ops::mul(a.ZZZ, q.ZZZ), PPP));
-    a.X = Ops::blend(sum, a.X, X3);
-    a.Y = Ops::blend(sum, a.Y, Y3);
-    if (twice) {
-      a.X = Ops::blend(twice, a.X, d.X);
-      a.Y = Ops::blend(twice, a.Y, d.Y);
-      a.ZZ = Ops::blend(twice, a.ZZ, d.ZZ);
-      a.ZZZ = Ops::blend(twice, a.ZZZ, d.ZZZ);
-    }
+    const Chord<F> c = chord<F>(P, R, U1, S1);
+    a.take(active & ~twice, c.X3, c.Y3, Ops::mul(Ops::mul(a.ZZ, q.ZZ), c.PP),
+           Ops::mul(Ops::mul(a.ZZZ, q.ZZZ), c.PPP));
+    if (twice) a.take(twice, d.X, d.Y, d.ZZ, d.ZZZ);
   }
-  if (copy) {
-    a.X = Ops::blend(copy, a.X, q.X);
-    a.Y = Ops::blend(copy, a.Y, q.Y);
-    a.ZZ = Ops::blend(copy, a.ZZ, q.ZZ);
-    a.ZZZ = Ops::blend(copy, a.ZZZ, q.ZZZ);
-  }
+  if (copy) a.take(copy, q.X, q.Y, q.ZZ, q.ZZZ);
   a.id &= q.id;
   return true;
 }
