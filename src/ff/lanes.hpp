@@ -102,6 +102,11 @@ class Lanes8 {
                                     base, 1);
     return from_words(w);
   }
+  // Eight consecutive elements x[0..7].
+  __attribute__((always_inline)) static V load8(const F* x) {
+    constexpr int64_t s = sizeof(F);
+    return gather(x, _mm512_set_epi64(7 * s, 6 * s, 5 * s, 4 * s, 3 * s, 2 * s, s, 0));
+  }
   // From words laid out as words[k][lane].
   static V load_words(const uint64_t (*words)[8]) {
     __m512i w[N];

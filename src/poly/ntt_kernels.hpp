@@ -255,9 +255,7 @@ template <bool Dif, class F>
 __attribute__((always_inline)) inline void butterflies8(F* x, F* y,
                                                         const typename ff::Lanes8<F>::V* t) {
   using K = ff::Lanes8<F>;
-  constexpr int64_t s = sizeof(F);
-  const __m512i off = _mm512_set_epi64(7 * s, 6 * s, 5 * s, 4 * s, 3 * s, 2 * s, s, 0);
-  const auto u = K::gather(x, off), v = K::gather(y, off);
+  const auto u = K::load8(x), v = K::load8(y);
   typename K::V sum, diff;
   if constexpr (Dif) {
     sum = K::add(u, v);
@@ -268,15 +266,8 @@ __attribute__((always_inline)) inline void butterflies8(F* x, F* y,
     sum = K::add(u, tv);
     diff = K::template sub<2>(u, tv);
   }
-  uint64_t ws[F::N][8], wd[F::N][8];
-  K::store_words(sum, ws);
-  K::store_words(diff, wd);
-  for (size_t l = 0; l < 8; ++l) {
-    typename F::Repr rs, rd;
-    for (size_t k = 0; k < F::N; ++k) rs[k] = ws[k][l], rd[k] = wd[k][l];
-    x[l] = F::from_mont(rs);
-    y[l] = F::from_mont(rd);
-  }
+  ff::LaneOps<F>::to_scalars(sum, x);
+  ff::LaneOps<F>::to_scalars(diff, y);
 }
 
 // A layer (rows j and j + len, j < len) in lanes: with W = 8 the lanes are the row's columns
@@ -292,10 +283,8 @@ void layer_lanes(F* a, size_t len, size_t rs, const F* w) {
       butterflies8<Dif>(a + j * rs, b + j * rs, &t);
     }
   } else {
-    constexpr int64_t s = sizeof(F);
-    const __m512i off = _mm512_set_epi64(7 * s, 6 * s, 5 * s, 4 * s, 3 * s, 2 * s, s, 0);
     for (size_t j = 0; j < len; j += 8) {
-      const auto t = K::gather(w + j, off);  // w[0] = 1 multiplies like the others
+      const auto t = K::load8(w + j);  // w[0] = 1 multiplies like the others
       butterflies8<Dif>(a + j, b + j, &t);
     }
   }
