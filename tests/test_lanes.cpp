@@ -3,6 +3,8 @@
 // batch-affine MSM relies on. Skips (and says so) in builds without AVX-512 IFMA.
 #include <gtest/gtest.h>
 
+#include <cstddef>
+#include <cstring>
 #include <vector>
 
 #include "ff/lanes.hpp"
@@ -28,24 +30,21 @@ namespace {
 template <class F>
 using K = ff::Lanes8<F>;
 
-// Eight elements in and out of lanes through the words[k][lane] layout.
+// Eight elements in and out of lanes, from and to an array.
 template <class F>
 typename K<F>::V load(const std::array<F, 8>& x) {
-  uint64_t w[F::N][8];
-  for (size_t l = 0; l < 8; ++l)
-    for (size_t k = 0; k < F::N; ++k) w[k][l] = x[l].mont()[k];
-  return K<F>::load_words(w);
+  return K<F>::load8(x.data());
 }
 template <class F>
 std::array<F, 8> store(const typename K<F>::V& v) {
-  uint64_t w[F::N][8];
-  K<F>::store_words(v, w);
+  std::array<typename F::Repr, 8> w;
+  char* rows[8];
+  for (size_t l = 0; l < 8; ++l) rows[l] = reinterpret_cast<char*>(&w[l]);
+  K<F>::store_rows(v, rows, 0);
   std::array<F, 8> x;
   for (size_t l = 0; l < 8; ++l) {
-    typename F::Repr r;
-    for (size_t k = 0; k < F::N; ++k) r[k] = w[k][l];
-    EXPECT_LT(ff::cmp_limbs(r, F::MOD), 0) << "store left lane " << l << " unreduced";
-    x[l] = F::from_mont(r);
+    EXPECT_LT(ff::cmp_limbs(w[l], F::MOD), 0) << "store left lane " << l << " unreduced";
+    x[l] = F::from_mont(w[l]);
   }
   return x;
 }
@@ -69,15 +68,38 @@ TYPED_TEST(Lanes, LoadStoreRoundTrips) {
   for (const auto& x : {random8<F>(), edge8<F>()}) EXPECT_EQ(store<F>(load<F>(x)), x);
 }
 
-TYPED_TEST(Lanes, GatherReadsTheAddressedElements) {
+TYPED_TEST(Lanes, RowsReadAndWriteTheAddressedElements) {
   using F = TypeParam;
-  std::vector<F> v(64);
-  for (auto& e : v) e = rand_elem<F>();
-  const int64_t pick[8] = {5, 0, 63, 17, 17, 40, 2, 33};
-  alignas(64) int64_t off[8];
-  for (size_t l = 0; l < 8; ++l) off[l] = pick[l] * int64_t(sizeof(F));
-  const auto got = store<F>(K<F>::gather(v.data(), _mm512_load_si512(off)));
-  for (size_t l = 0; l < 8; ++l) EXPECT_EQ(got[l], v[size_t(pick[l])]) << "lane " << l;
+  // Elements at an odd byte offset inside larger records, some lanes on the same record.
+  struct Rec {
+    char pad[24];
+    F e;
+    char tail[8];
+  };
+  std::vector<Rec> v(64);
+  for (auto& r : v) r.e = rand_elem<F>();
+  const size_t pick[8] = {5, 0, 63, 17, 17, 40, 2, 33};
+  const char* rows[8];
+  for (size_t l = 0; l < 8; ++l) rows[l] = reinterpret_cast<const char*>(&v[pick[l]]);
+  const size_t off = offsetof(Rec, e);
+  const auto got = store<F>(K<F>::load_rows(rows, off));
+  for (size_t l = 0; l < 8; ++l) EXPECT_EQ(got[l], v[pick[l]].e) << "lane " << l;
+  // Written back doubled to other records: exactly those elements change.
+  const std::vector<Rec> before = v;
+  const size_t to[8] = {1, 3, 4, 8, 9, 10, 60, 62};
+  char* out[8];
+  for (size_t l = 0; l < 8; ++l) out[l] = reinterpret_cast<char*>(&v[to[l]]);
+  K<F>::store_rows(K<F>::add(K<F>::load_rows(rows, off), K<F>::load_rows(rows, off)), out, off);
+  for (size_t i = 0, l = 0; i < v.size(); ++i) {
+    if (l < 8 && to[l] == i) {
+      EXPECT_EQ(v[i].e, before[pick[l]].e + before[pick[l]].e) << "record " << i;
+      ++l;
+    } else {
+      EXPECT_EQ(v[i].e, before[i].e) << "record " << i;
+    }
+    EXPECT_EQ(std::memcmp(v[i].pad, before[i].pad, sizeof(Rec::pad)), 0) << "record " << i;
+    EXPECT_EQ(std::memcmp(v[i].tail, before[i].tail, sizeof(Rec::tail)), 0) << "record " << i;
+  }
 }
 
 TYPED_TEST(Lanes, ProductsMatchTheScalarField) {
@@ -184,12 +206,11 @@ TYPED_TEST(LaneOpsTest, GatherReadsCoordinatesOfPoints) {
   std::vector<Point> pts(40);
   for (auto& p : pts) p = {rand_elem<F>(), rand_elem<F>(), false};
   const int64_t pick[8] = {39, 0, 7, 7, 12, 30, 1, 2};
-  alignas(64) int64_t off[8];
-  for (size_t l = 0; l < 8; ++l) off[l] = pick[l] * int64_t(sizeof(Point));
-  const __m512i o = _mm512_load_si512(off);
+  const char* rows[8];
+  for (size_t l = 0; l < 8; ++l) rows[l] = reinterpret_cast<const char*>(&pts[size_t(pick[l])]);
   F x[8], y[8];
-  Ops::to_scalars(Ops::gather(reinterpret_cast<const char*>(&pts[0].x), o), x);
-  Ops::to_scalars(Ops::gather(reinterpret_cast<const char*>(&pts[0].y), o), y);
+  Ops::to_scalars(Ops::load(rows, offsetof(Point, x)), x);
+  Ops::to_scalars(Ops::load(rows, offsetof(Point, y)), y);
   for (size_t l = 0; l < 8; ++l) {
     EXPECT_EQ(x[l], pts[size_t(pick[l])].x);
     EXPECT_EQ(y[l], pts[size_t(pick[l])].y);

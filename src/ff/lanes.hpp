@@ -13,7 +13,7 @@
 // inputs below a·p and b·p is below (a·b·rho + 1)·p with rho = p/R (BN254: 0.189, BLS12-381:
 // 0.102; the kernel requires rho < 0.19, which the callers' bound tables assume), and every limb
 // is kept below 2^52 (normalized) because the IFMA products read only the low 52 bits of their
-// inputs. Callers keep values below 4p (LaneOps below says how); store_words reduces completely.
+// inputs. Callers keep values below 4p (LaneOps below says how); store_rows reduces completely.
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -84,6 +84,7 @@ class Lanes8 {
   }
 
   static_assert(rho_fits<F>(), "the lanes need p/2^(64N) < 0.19");
+  static_assert(sizeof(F) == 8 * N, "an element in memory is its N Montgomery words");
   static_assert(S > 0 && S < 52, "the last reduction round is short: 52 - S bits");
 
   static V zero() {
@@ -92,37 +93,30 @@ class Lanes8 {
     return r;
   }
 
-  // Eight elements from memory: lane i reads the N words at base + offset[i] (bytes), i.e. the
-  // Montgomery representation F::mont() of an element.
-  __attribute__((always_inline)) static V gather(const void* base, __m512i offsets) {
+  // Eight elements from memory: lane l reads the N words at rows[l] + off (bytes), i.e. the
+  // Montgomery representation F::mont() of an element. Row loads (256 and 128 bits) and a
+  // transpose: a gather would fetch the 8N words one by one.
+  __attribute__((always_inline)) static V load_rows(const char* const* rows, size_t off) {
     __m512i w[N];
-#pragma GCC unroll 8
-    for (size_t k = 0; k < N; ++k)
-      w[k] = _mm512_i64gather_epi64(_mm512_add_epi64(offsets, _mm512_set1_epi64(int64_t(8 * k))),
-                                    base, 1);
+    rows_to_words(rows, off, w);
     return from_words(w);
   }
-  // Eight consecutive elements x[0..7].
-  __attribute__((always_inline)) static V load8(const F* x) {
-    constexpr int64_t s = sizeof(F);
-    return gather(x, _mm512_set_epi64(7 * s, 6 * s, 5 * s, 4 * s, 3 * s, 2 * s, s, 0));
-  }
-  // From words laid out as words[k][lane].
-  static V load_words(const uint64_t (*words)[8]) {
-    __m512i w[N];
-    for (size_t k = 0; k < N; ++k) w[k] = _mm512_loadu_si512(words[k]);
-    return from_words(w);
-  }
-  // Reduced to [0, p) (input below 4p) and written as words[k][lane].
-  static void store_words(const V& a, uint64_t (*words)[8]) {
+  // Reduced to [0, p) (input below 4p) and written to rows[l] + off, lane by lane as load_rows
+  // reads them.
+  __attribute__((always_inline)) static void store_rows(const V& a, char* const* rows, size_t off) {
     V r = a;
     cond_sub<2>(r);
     cond_sub<1>(r);
     __m512i w[N];
     to_words(r, w);
-    for (size_t k = 0; k < N; ++k) _mm512_storeu_si512(words[k], w[k]);
+    words_to_rows(w, rows, off);
   }
-
+  // Eight consecutive elements x[0..7].
+  __attribute__((always_inline)) static V load8(const F* x) {
+    const char* rows[8];
+    for (size_t l = 0; l < 8; ++l) rows[l] = reinterpret_cast<const char*>(x + l);
+    return load_rows(rows, 0);
+  }
   // a·b·R^-1 (mod p), below (a·b·rho + 1)·p; inputs normalized.
   __attribute__((always_inline)) static V mul(const V& a, const V& b) {
     __m512i t[2 * L];
@@ -270,6 +264,92 @@ class Lanes8 {
       r.l[i] = _mm512_and_si512(r.l[i], mask);
     }
   }
+  // Row-major words (lane l's N words at rows[l] + off) to w[k] = word k of every lane, and back.
+  // Blocks of four words: lanes l and l + 4 share a register, unpack pairs the words of adjacent
+  // lanes, and one two-source permute per output collects a word of all eight (the same two
+  // index vectors serve both directions); a last block of two words (N = 6) takes one
+  // two-source permute per word.
+  static_assert(N % 2 == 0, "rows are read in blocks of four and two words");
+  __attribute__((always_inline)) static __m256i load256(const char* p) {
+    return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+  }
+  __attribute__((always_inline)) static __m128i load128(const char* p) {
+    return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  }
+  __attribute__((always_inline)) static __m512i perm_lo() {
+    return _mm512_set_epi64(13, 12, 5, 4, 9, 8, 1, 0);
+  }
+  __attribute__((always_inline)) static __m512i perm_hi() {
+    return _mm512_set_epi64(15, 14, 7, 6, 11, 10, 3, 2);
+  }
+  __attribute__((always_inline)) static void rows_to_words(const char* const* rows, size_t off,
+                                                          __m512i* w) {
+    size_t k = 0;
+#pragma GCC unroll 4
+    for (; k + 4 <= N; k += 4) {
+      __m512i z[4];  // z[i] = [lane i | lane i + 4], words k..k+3
+#pragma GCC unroll 4
+      for (size_t i = 0; i < 4; ++i)
+        z[i] = _mm512_inserti64x4(_mm512_castsi256_si512(load256(rows[i] + off + 8 * k)),
+                                  load256(rows[i + 4] + off + 8 * k), 1);
+      const __m512i t0 = _mm512_unpacklo_epi64(z[0], z[1]), t1 = _mm512_unpackhi_epi64(z[0], z[1]);
+      const __m512i t2 = _mm512_unpacklo_epi64(z[2], z[3]), t3 = _mm512_unpackhi_epi64(z[2], z[3]);
+      w[k] = _mm512_permutex2var_epi64(t0, perm_lo(), t2);
+      w[k + 1] = _mm512_permutex2var_epi64(t1, perm_lo(), t3);
+      w[k + 2] = _mm512_permutex2var_epi64(t0, perm_hi(), t2);
+      w[k + 3] = _mm512_permutex2var_epi64(t1, perm_hi(), t3);
+    }
+    if constexpr (N % 4 == 2) {
+      __m512i z[2];  // lanes 0-3 and 4-7, words k, k+1
+#pragma GCC unroll 2
+      for (size_t h = 0; h < 2; ++h) {
+        const char* const* r = rows + 4 * h;
+        z[h] = _mm512_castsi128_si512(load128(r[0] + off + 8 * k));
+        z[h] = _mm512_inserti64x2(z[h], load128(r[1] + off + 8 * k), 1);
+        z[h] = _mm512_inserti64x2(z[h], load128(r[2] + off + 8 * k), 2);
+        z[h] = _mm512_inserti64x2(z[h], load128(r[3] + off + 8 * k), 3);
+      }
+      w[k] = _mm512_permutex2var_epi64(z[0], _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0), z[1]);
+      w[k + 1] = _mm512_permutex2var_epi64(z[0], _mm512_set_epi64(15, 13, 11, 9, 7, 5, 3, 1), z[1]);
+    }
+  }
+  __attribute__((always_inline)) static void words_to_rows(const __m512i* w, char* const* rows,
+                                                          size_t off) {
+    const auto put256 = [](char* p, __m256i v) {
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), v);
+    };
+    size_t k = 0;
+#pragma GCC unroll 4
+    for (; k + 4 <= N; k += 4) {
+      // t0/t2: words (k, k+1)/(k+2, k+3) of lanes 0, 2, 4, 6; t1/t3: of lanes 1, 3, 5, 7.
+      const __m512i t0 = _mm512_unpacklo_epi64(w[k], w[k + 1]);
+      const __m512i t1 = _mm512_unpackhi_epi64(w[k], w[k + 1]);
+      const __m512i t2 = _mm512_unpacklo_epi64(w[k + 2], w[k + 3]);
+      const __m512i t3 = _mm512_unpackhi_epi64(w[k + 2], w[k + 3]);
+      const __m512i u[4] = {_mm512_permutex2var_epi64(t0, perm_lo(), t2),   // lanes 0 | 4
+                            _mm512_permutex2var_epi64(t1, perm_lo(), t3),   // lanes 1 | 5
+                            _mm512_permutex2var_epi64(t0, perm_hi(), t2),   // lanes 2 | 6
+                            _mm512_permutex2var_epi64(t1, perm_hi(), t3)};  // lanes 3 | 7
+#pragma GCC unroll 4
+      for (size_t i = 0; i < 4; ++i) {
+        put256(rows[i] + off + 8 * k, _mm512_castsi512_si256(u[i]));
+        put256(rows[i + 4] + off + 8 * k, _mm512_extracti64x4_epi64(u[i], 1));
+      }
+    }
+    if constexpr (N % 4 == 2) {
+      const __m512i z[2] = {
+          _mm512_permutex2var_epi64(w[k], _mm512_set_epi64(11, 3, 10, 2, 9, 1, 8, 0), w[k + 1]),
+          _mm512_permutex2var_epi64(w[k], _mm512_set_epi64(15, 7, 14, 6, 13, 5, 12, 4), w[k + 1])};
+#pragma GCC unroll 2
+      for (size_t h = 0; h < 2; ++h) {
+        char* const* r = rows + 4 * h;
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(r[0] + off + 8 * k), _mm512_castsi512_si128(z[h]));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(r[1] + off + 8 * k), _mm512_extracti64x2_epi64(z[h], 1));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(r[2] + off + 8 * k), _mm512_extracti64x2_epi64(z[h], 2));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(r[3] + off + 8 * k), _mm512_extracti64x2_epi64(z[h], 3));
+      }
+    }
+  }
   // 64-bit words (value < 2^(64N)) to 52-bit limbs and back.
   __attribute__((always_inline)) static V from_words(const __m512i* w) {
     const __m512i mask = _mm512_set1_epi64(int64_t(M52));
@@ -302,7 +382,8 @@ class Lanes8 {
 
 // What the batch-affine sums need of a coordinate field in lanes (eight elements at a time), for
 // a prime field with the kernel and for its quadratic extension Fp2 = Fp[u]/(u^2 + 1):
-//   gather(base, offsets)  eight elements at base + offsets[i] bytes (reduced, as stored);
+//   load(rows, off), store(a, rows, off)  eight elements, lane l's at rows[l] + off bytes (as
+//     stored: reduced; store reduces from below 4p);
 //   sub<K>(a, b) = a - b + K·p,  sub2<K>(a, b, c) = a - b - c + K·p  (per Fp component; K·p
 //     above what is subtracted);
 //   mul(a, b)  with a's components below 2p and b's below 3p: the product, below 2.14p for Fp
@@ -331,7 +412,12 @@ template <LaneField F>
 struct LaneOps<F> {
   using K = Lanes8<F>;
   using V = typename K::V;
-  __attribute__((always_inline)) static V gather(const char* base, __m512i off) { return K::gather(base, off); }
+  __attribute__((always_inline)) static V load(const char* const* rows, size_t off) {
+    return K::load_rows(rows, off);
+  }
+  __attribute__((always_inline)) static void store(const V& a, char* const* rows, size_t off) {
+    K::store_rows(a, rows, off);
+  }
   template <unsigned Kp>
   __attribute__((always_inline)) static V sub(const V& a, const V& b) {
     return K::template sub<Kp>(a, b);
@@ -357,20 +443,11 @@ struct LaneOps<F> {
   }
   __attribute__((always_inline)) static __mmask8 zero_mask(const V& a) { return K::zero_mask(a); }
   __attribute__((always_inline)) static void to_scalars(const V& a, F* out) {
-    uint64_t w[F::N][8];
-    K::store_words(a, w);
-    for (size_t l = 0; l < 8; ++l) {
-      typename F::Repr r;
-      for (size_t k = 0; k < F::N; ++k) r[k] = w[k][l];
-      out[l] = F::from_mont(r);
-    }
+    char* rows[8];
+    for (size_t l = 0; l < 8; ++l) rows[l] = reinterpret_cast<char*>(out + l);
+    K::store_rows(a, rows, 0);
   }
-  __attribute__((always_inline)) static V from_scalars(const F* in) {
-    uint64_t w[F::N][8];
-    for (size_t l = 0; l < 8; ++l)
-      for (size_t k = 0; k < F::N; ++k) w[k][l] = in[l].mont()[k];
-    return K::load_words(w);
-  }
+  __attribute__((always_inline)) static V from_scalars(const F* in) { return K::load8(in); }
 };
 
 template <LaneFp2 F>
@@ -381,8 +458,12 @@ struct LaneOps<F> {
   struct V {
     typename K::V c0, c1;
   };
-  __attribute__((always_inline)) static V gather(const char* base, __m512i off) {
-    return {K::gather(base, off), K::gather(base + sizeof(Fp), off)};
+  __attribute__((always_inline)) static V load(const char* const* rows, size_t off) {
+    return {K::load_rows(rows, off), K::load_rows(rows, off + sizeof(Fp))};
+  }
+  __attribute__((always_inline)) static void store(const V& a, char* const* rows, size_t off) {
+    K::store_rows(a.c0, rows, off);
+    K::store_rows(a.c1, rows, off + sizeof(Fp));
   }
   template <unsigned Kp>
   __attribute__((always_inline)) static V sub(const V& a, const V& b) {
@@ -417,15 +498,14 @@ struct LaneOps<F> {
     return K::zero_mask(a.c0) & K::zero_mask(a.c1);
   }
   __attribute__((always_inline)) static void to_scalars(const V& a, F* out) {
-    Fp c0[8], c1[8];
-    B::to_scalars(a.c0, c0);
-    B::to_scalars(a.c1, c1);
-    for (size_t l = 0; l < 8; ++l) out[l] = F{c0[l], c1[l]};
+    char* rows[8];
+    for (size_t l = 0; l < 8; ++l) rows[l] = reinterpret_cast<char*>(out + l);
+    store(a, rows, 0);
   }
   __attribute__((always_inline)) static V from_scalars(const F* in) {
-    Fp c0[8], c1[8];
-    for (size_t l = 0; l < 8; ++l) c0[l] = in[l].c0, c1[l] = in[l].c1;
-    return {B::from_scalars(c0), B::from_scalars(c1)};
+    const char* rows[8];
+    for (size_t l = 0; l < 8; ++l) rows[l] = reinterpret_cast<const char*>(in + l);
+    return load(rows, 0);
   }
 };
 #endif

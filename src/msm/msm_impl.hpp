@@ -401,18 +401,19 @@ std::optional<typename C::Xyzz> reduce_affine_lanes(const std::vector<typename C
   using Affine = typename C::Affine;
   using Ops = ff::LaneOps<F>;
   const size_t k = acc.size(), m = k / 8;
-  const char* const bx = reinterpret_cast<const char*>(&acc[0].x);
-  const char* const by = reinterpret_cast<const char*>(&acc[0].y);
-  const char* const binf = reinterpret_cast<const char*>(&acc[0].inf);  // 8 bytes inside acc[i]
-  alignas(64) int64_t top[8];
-  for (size_t r = 0; r < 8; ++r) top[r] = int64_t((r * m + m - 1) * sizeof(Affine));
-  __m512i off = _mm512_load_si512(top);
-  const __m512i step = _mm512_set1_epi64(int64_t(sizeof(Affine)));
-  const __m512i flag = _mm512_set1_epi64(0xFF);
+  const char* const a0 = reinterpret_cast<const char*>(acc.data());
+  const size_t xo = size_t(reinterpret_cast<const char*>(&acc[0].x) - a0);
+  const size_t yo = size_t(reinterpret_cast<const char*>(&acc[0].y) - a0);
   XyzzLanes<F> run, sum;
-  for (size_t i = 0; i < m; ++i, off = _mm512_sub_epi64(off, step)) {
-    const __mmask8 inf = _mm512_test_epi64_mask(_mm512_i64gather_epi64(off, binf, 1), flag);
-    if (!madd_lanes(run, Ops::gather(bx, off), Ops::gather(by, off), inf)) return std::nullopt;
+  const char* rows[8];
+  for (size_t i = 0; i < m; ++i) {
+    __mmask8 inf = 0;
+    for (size_t r = 0; r < 8; ++r) {
+      const Affine& a = acc[r * m + m - 1 - i];
+      rows[r] = reinterpret_cast<const char*>(&a);
+      inf |= __mmask8(a.inf) << r;
+    }
+    if (!madd_lanes(run, Ops::load(rows, xo), Ops::load(rows, yo), inf)) return std::nullopt;
     if (!add_lanes(sum, run)) return std::nullopt;
   }
   const auto scalars = [](const XyzzLanes<F>& v, Xyzz* out) {
@@ -703,32 +704,31 @@ class AffineWindow {
   //   coordinates as loaded < 1; dx = x_Q - x_P + p < 2; prefix products, lane inverses and
   //   1/dx < 2; dy = y_Q - y_P + p < 2; lambda < 2; x = lambda^2 - x_P - x_Q + 2p < 4, tightened
   //   below 2; x_P - x + 2p in (0, 3); y = lambda·(x_P - x + 2p) - y_P + p < 3.14: below the 4p
-  //   that to_scalars reduces from.
+  //   that Ops::store reduces from.
   void sums_in_lanes(const Affine* src, Affine* dst) {
     using Ops = ff::LaneOps<F>;
     using V = typename Ops::V;
     const size_t n = pairs_.size(), groups = (n + 7) / 8;
     lanes_.dx.resize(groups);
     lanes_.prefix.resize(groups);
-    const char* const base_x = reinterpret_cast<const char*>(&src[0].x);
-    const char* const base_y = reinterpret_cast<const char*>(&src[0].y);
-    // Byte offsets of lane l's P (its Q follows it); missing lanes of the last group repeat the
-    // group's first pair, so every lane's denominator is non-zero.
-    alignas(64) int64_t off[8];
-    const auto offsets = [&](size_t g) {
+    const char* const s0 = reinterpret_cast<const char*>(src);
+    const size_t xo = size_t(reinterpret_cast<const char*>(&src->x) - s0);
+    const size_t yo = size_t(reinterpret_cast<const char*>(&src->y) - s0);
+    // Lane l's P (its Q follows it); missing lanes of the last group repeat the group's first
+    // pair, so every lane's denominator is non-zero.
+    const char* pr[8];
+    const char* qr[8];
+    const auto rows = [&](size_t g) {
       for (size_t l = 0; l < 8; ++l) {
         const size_t j = 8 * g + l < n ? 8 * g + l : 8 * g;
-        off[l] = int64_t(pairs_[j].from) * int64_t(sizeof(Affine));
+        pr[l] = s0 + size_t(pairs_[j].from) * sizeof(Affine);
+        qr[l] = pr[l] + sizeof(Affine);
       }
-      return _mm512_load_si512(off);
     };
-    const __m512i next = _mm512_set1_epi64(int64_t(sizeof(Affine)));
     V run;
     for (size_t g = 0; g < groups; ++g) {
-      const __m512i o = offsets(g);
-      const V xp = Ops::gather(base_x, o);
-      const V xq = Ops::gather(base_x, _mm512_add_epi64(o, next));
-      lanes_.dx[g] = Ops::template sub<1>(xq, xp);
+      rows(g);
+      lanes_.dx[g] = Ops::template sub<1>(Ops::load(qr, xo), Ops::load(pr, xo));
       if (g == 0) {
         run = lanes_.dx[0];
       } else {
@@ -748,29 +748,28 @@ class AffineWindow {
       inv = inv * v;
     }
     V linv = Ops::from_scalars(lane);
-    F x3s[8], y3s[8];
+    Affine spare;  // where the missing lanes of the last group write
+    char* out[8];
     for (size_t g = groups; g-- > 0;) {
       V dinv = linv;
       if (g) {
         dinv = Ops::mul(linv, lanes_.prefix[g]);
         linv = Ops::mul(linv, lanes_.dx[g]);
       }
-      const __m512i o = offsets(g);
-      const __m512i oq = _mm512_add_epi64(o, next);
-      const V xp = Ops::gather(base_x, o), yp = Ops::gather(base_y, o);
-      const V xq = Ops::gather(base_x, oq), yq = Ops::gather(base_y, oq);
+      rows(g);
+      const V xp = Ops::load(pr, xo), yp = Ops::load(pr, yo);
+      const V xq = Ops::load(qr, xo), yq = Ops::load(qr, yo);
       const V lambda = Ops::mul(Ops::template sub<1>(yq, yp), dinv);
       const V x3 = Ops::tighten(Ops::template sub2<2>(Ops::mul(lambda, lambda), xp, xq));
       const V y3 = Ops::template sub<1>(Ops::mul(lambda, Ops::template sub<2>(xp, x3)), yp);
-      Ops::to_scalars(x3, x3s);
-      Ops::to_scalars(y3, y3s);
       const size_t valid = std::min<size_t>(8, n - 8 * g);
-      for (size_t l = 0; l < valid; ++l) {
-        Affine& out = dst[pairs_[8 * g + l].to];
-        out.x = x3s[l];
-        out.y = y3s[l];
-        out.inf = false;
+      for (size_t l = 0; l < 8; ++l) {
+        Affine* o = l < valid ? &dst[pairs_[8 * g + l].to] : &spare;
+        o->inf = false;
+        out[l] = reinterpret_cast<char*>(o);
       }
+      Ops::store(x3, out, xo);
+      Ops::store(y3, out, yo);
     }
   }
 #endif
