@@ -1,17 +1,22 @@
 // The thread pool (util/parallel.hpp): parallel_for covers its range once and rethrows a chunk's
 // exception; PoolRank scopes nest; and queued chunks run in rank order (lower first), whatever
-// the order they were submitted in.
+// the order they were submitted in. util/memory.hpp's vectors keep what is written to them and
+// construct what is not trivially copyable.
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdint>
+#include <cstring>
 #include <cstdlib>
 #include <mutex>
 #include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
+#include "util/memory.hpp"
 #include "util/parallel.hpp"
 
 using namespace splitprove;
@@ -127,4 +132,43 @@ TEST(ThreadPool, QueuedChunksRunInRankOrder) {
   high.join();
   EXPECT_EQ(high_timed_out.load(), 0) << "a rank-1 chunk waited behind a rank-10 chunk";
   EXPECT_EQ(low_too_early.load(), 0) << "a rank-10 chunk started before the rank-1 chunks";
+}
+
+// Elements written by parallel_for after a resize that did not write them; growth keeps them, and
+// copies compare equal. The huge-page advice changes no value, for any range.
+TEST(UninitVector, KeepsWhatTheWorkersWrite) {
+  struct Point {
+    std::uint64_t x[4], y[4];
+    bool inf = true;  // not applied by the resize: every element is written below
+  };
+  util::UninitVector<Point> v;
+  const std::size_t n = (std::size_t(8) << 20) / sizeof(Point) + 3;  // several 2 MiB pages
+  v.reserve(n);
+  util::advise_huge_pages(v.data(), n * sizeof(Point));
+  v.resize(n);
+  util::parallel_for(n, [&](std::size_t b, std::size_t e) {
+    for (std::size_t i = b; i < e; ++i) v[i] = Point{{i, i + 1, i + 2, i + 3}, {~i, 0, 0, 1}, (i & 1) != 0};
+  });
+  v.push_back(Point{{7, 7, 7, 7}, {7, 7, 7, 7}, false});  // grows: moves every element
+  ASSERT_EQ(v.size(), n + 1);
+  for (std::size_t i = 0; i < n; ++i) {
+    ASSERT_EQ(v[i].x[0], i);
+    ASSERT_EQ(v[i].x[3], i + 3);
+    ASSERT_EQ(v[i].y[0], ~i);
+    ASSERT_EQ(v[i].inf, (i & 1) != 0);
+  }
+  EXPECT_EQ(v.back().x[2], 7u);
+  const util::UninitVector<Point> copy = v;
+  EXPECT_EQ(std::memcmp(copy.data(), v.data(), v.size() * sizeof(Point)), 0);
+  util::advise_huge_pages(nullptr, 0);
+  util::advise_huge_pages(v.data() + 1, 5);
+}
+
+TEST(UninitVector, ConstructsWhatIsNotTriviallyCopyable) {
+  util::UninitVector<std::string> v(3);
+  for (const auto& s : v) EXPECT_TRUE(s.empty());
+  v.resize(5, "x");
+  EXPECT_EQ(v[4], "x");
+  util::UninitVector<int> w(4, 9);  // with a value, the value is written
+  for (int x : w) EXPECT_EQ(x, 9);
 }

@@ -36,6 +36,7 @@
 #include "ff/lanes.hpp"
 #include "msm/msm.hpp"
 #include "splitprove/error.hpp"
+#include "util/memory.hpp"
 #include "util/parallel.hpp"
 
 namespace splitprove::msm {
@@ -126,10 +127,13 @@ inline constexpr uint32_t kEndoBit = uint32_t(1) << 31, kNegBit = uint32_t(1) <<
 
 template <class C>
 struct Tail {
-  std::vector<uint32_t> index;   // point words (above); without GLV positions in bases, increasing
-  std::vector<Limbs<C>> scalar;  // canonical scalars, same order
-  std::vector<typename C::Affine> endo;  // GLV: E(P) of the tail's bases, by tail position
-  unsigned bits = kScalarBits;           // every scalar is below 2^bits
+  // Written by the pool's workers, so not zeroed first (util/memory.hpp). index: the point words
+  // (above), without GLV positions in bases, increasing; scalar: the canonical scalars, same
+  // order; endo: with GLV, E(P) of the tail's bases, by tail position.
+  util::UninitVector<uint32_t> index;
+  util::UninitVector<Limbs<C>> scalar;
+  util::UninitVector<typename C::Affine> endo;
+  unsigned bits = kScalarBits;  // every scalar is below 2^bits
   typename C::Xyzz ones = C::Xyzz::identity();
 };
 
@@ -142,6 +146,15 @@ struct Points {
     return neg != bool(word & kNegBit) ? -p : p;
   }
 };
+
+// Capacity for n terms in a tail's word and scalar vectors, with the huge-page advice.
+template <class C>
+void reserve_tail(Tail<C>& t, size_t n) {
+  t.index.reserve(n);
+  t.scalar.reserve(n);
+  util::advise_huge_pages(t.index.data(), n * sizeof(uint32_t));
+  util::advise_huge_pages(t.scalar.data(), n * sizeof(Limbs<C>));
+}
 
 // GLV (see ec::GlvSplit): the tail of T terms k_j·P_j becomes 2T terms of ~half-length scalars,
 // k1_j·(±P_j) in place and k2_j·(±E(P_j)) appended, E(P_j) stored in tail.endo. The windows then
@@ -164,6 +177,9 @@ void glv_expand(std::span<const typename C::Affine> bases, Tail<C>& t) {
     using Glv = typename C::Params::Glv;
     const size_t n = t.index.size();
     if (n == 0 || n > kPosMask) return;
+    reserve_tail(t, 2 * n);
+    t.endo.reserve(n);
+    util::advise_huge_pages(t.endo.data(), n * sizeof(typename C::Affine));
     t.endo.resize(n);
     t.index.resize(2 * n);
     t.scalar.resize(2 * n);
@@ -193,10 +209,11 @@ inline size_t slice_begin(size_t n, size_t parts, size_t i) {
 }
 
 // Classifies terms (see the outline). kind(i) returns 0 (zero), 1 (one) or 2 (tail) and may throw
-// for an invalid scalar; canonical(i) returns the canonical limbs of a tail scalar.
+// for an invalid scalar; canonical(i) returns the canonical limbs of a tail scalar. With `glv`
+// (the call may split the scalars) the tail's vectors get room for the split's second half.
 template <class C, class Kind, class Canonical>
 Tail<C> classify(std::span<const typename C::Affine> bases, size_t n, const Kind& kind,
-                 const Canonical& canonical) {
+                 const Canonical& canonical, bool glv) {
   using Xyzz = typename C::Xyzz;
   Tail<C> out;
   if (n == 0) return out;
@@ -220,6 +237,8 @@ Tail<C> classify(std::span<const typename C::Affine> bases, size_t n, const Kind
       1, parts);
   for (size_t p = 0; p < parts; ++p) count[p + 1] += count[p];
   const size_t tail = count[parts];
+  // Room for the GLV split's second half (glv_expand), so that it does not move the first.
+  reserve_tail(out, glv && has_glv<C>() && tail <= kPosMask ? 2 * tail : tail);
   out.index.resize(tail);
   out.scalar.resize(tail);
   // Pass 2 sums the ones and writes each slice's tail at its offset (input order is kept).
@@ -988,18 +1007,19 @@ bool is_one_limbs(const Limbs<C>& k) {
 
 template <class C>
 Tail<C> classify_fr(std::span<const typename C::Affine> bases,
-                    std::span<const typename C::Fr> scalars) {
+                    std::span<const typename C::Fr> scalars, bool glv) {
   return classify<C>(
       bases, scalars.size(),
       [&](size_t i) { return scalars[i].is_zero()  ? 0
                              : scalars[i].is_one() ? 1
                                                    : 2; },
-      [&](size_t i) { return scalars[i].to_canonical(); });
+      [&](size_t i) { return scalars[i].to_canonical(); }, glv);
 }
 
 template <class C>
 Tail<C> classify_canonical(std::span<const typename C::Affine> bases,
-                           std::span<const Limbs<C>> scalars, const std::string& where) {
+                           std::span<const Limbs<C>> scalars, const std::string& where,
+                           bool glv) {
   return classify<C>(
       bases, scalars.size(),
       [&](size_t i) {
@@ -1010,7 +1030,7 @@ Tail<C> classify_canonical(std::span<const typename C::Affine> bases,
                       ff::to_hex(s) + ")");
         return ff::is_zero_limbs(s) ? 0 : is_one_limbs<C>(s) ? 1 : 2;
       },
-      [&](size_t i) { return scalars[i]; });
+      [&](size_t i) { return scalars[i]; }, glv);
 }
 
 inline void check_sizes(size_t bases, size_t scalars, const std::string& where) {
@@ -1026,7 +1046,7 @@ typename C::Jacobian msm(std::span<const typename C::Affine> bases,
                          std::span<const typename C::Fr> scalars, const Options& opt) {
   detail::check_sizes(bases.size(), scalars.size(), "msm: ");
   std::vector<detail::Tail<C>> tails;
-  tails.push_back(detail::classify_fr<C>(bases, scalars));
+  tails.push_back(detail::classify_fr<C>(bases, scalars, opt.glv));
   return detail::run<C>(bases, tails, opt)[0];
 }
 
@@ -1035,7 +1055,7 @@ typename C::Jacobian msm_canonical(std::span<const typename C::Affine> bases,
                                    std::span<const Limbs<C>> scalars, const Options& opt) {
   detail::check_sizes(bases.size(), scalars.size(), "msm: ");
   std::vector<detail::Tail<C>> tails;
-  tails.push_back(detail::classify_canonical<C>(bases, scalars, "msm: "));
+  tails.push_back(detail::classify_canonical<C>(bases, scalars, "msm: ", opt.glv));
   return detail::run<C>(bases, tails, opt)[0];
 }
 
@@ -1048,7 +1068,7 @@ std::vector<typename C::Jacobian> msm_batch(
   for (size_t v = 0; v < scalars.size(); ++v) {
     detail::check_sizes(bases.size(), scalars[v].size(),
                         "msm_batch: vector " + std::to_string(v) + ": ");
-    tails.push_back(detail::classify_fr<C>(bases, scalars[v]));
+    tails.push_back(detail::classify_fr<C>(bases, scalars[v], opt.glv));
   }
   return detail::run<C>(bases, tails, opt);
 }
@@ -1062,7 +1082,7 @@ std::vector<typename C::Jacobian> msm_batch_canonical(
   for (size_t v = 0; v < scalars.size(); ++v) {
     const std::string where = "msm_batch: vector " + std::to_string(v) + ": ";
     detail::check_sizes(bases.size(), scalars[v].size(), where);
-    tails.push_back(detail::classify_canonical<C>(bases, scalars[v], where));
+    tails.push_back(detail::classify_canonical<C>(bases, scalars[v], where, opt.glv));
   }
   return detail::run<C>(bases, tails, opt);
 }
@@ -1125,13 +1145,11 @@ size_t scratch_bytes(size_t n, size_t vectors, const Options& opt) {
   const size_t small = tasks * (sizeof(typename C::Xyzz) + 256) +
                        (4 * threads + 1) * (sizeof(typename C::Xyzz) + 8 + 512) +
                        threads * (sizeof(AffineWindow<C>) + 64);  // the pool's objects and list
-  // Tail: a word and a scalar per term; with GLV two, plus E(P). While the vectors grow from one
-  // to two per term both copies are live (three), but that is before any task runs: the tasks'
-  // scratch comes on top of the grown tails only (adding both overstated the peak by ~15%).
+  // Tail: a word and a scalar per term; with GLV two (classify reserves them, so the split does
+  // not move the first half), plus E(P).
   const size_t word = sizeof(uint32_t) + sizeof(Limbs<C>);
-  const size_t tails_run = vectors * n * (glv ? 2 * word + sizeof(typename C::Affine) : word);
-  const size_t tails_grow = vectors * n * (glv ? 3 * word + sizeof(typename C::Affine) : word);
-  return small + std::max(tails_grow, tails_run + threads * per_task);
+  const size_t tails = vectors * n * (glv ? 2 * word + sizeof(typename C::Affine) : word);
+  return small + tails + threads * per_task;
 }
 
 template <class C>
