@@ -16,6 +16,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "ec/curve_lanes.hpp"
 #include "io/binfile.hpp"
 #include "util/memory.hpp"
 #include "util/parallel.hpp"
@@ -74,7 +75,9 @@ struct PointCodec {
     return acc == 0;
   }
 
-  static PointProblem decode(const uint8_t* p, G1Affine& out, bool check_subgroup) {
+  // check_curve = false leaves the curve equation (and with it the subgroup) to the caller.
+  static PointProblem decode(const uint8_t* p, G1Affine& out, bool check_subgroup,
+                             bool check_curve = true) {
     if (all_zero(p, kG1)) {
       out = G1Affine::identity();
       return PointProblem::kNone;
@@ -83,12 +86,15 @@ struct PointCodec {
     a.inf = false;
     if (!load_fp(p, a.x)) return PointProblem::kRangeX0;
     if (!load_fp(p + kFp, a.y)) return PointProblem::kRangeY0;
-    if (!a.on_curve()) return PointProblem::kNotOnCurve;
-    if (check_subgroup && !E::in_subgroup(a.to_jacobian())) return PointProblem::kNotInSubgroup;
+    if (check_curve) {
+      if (!a.on_curve()) return PointProblem::kNotOnCurve;
+      if (check_subgroup && !E::in_subgroup(a.to_jacobian())) return PointProblem::kNotInSubgroup;
+    }
     out = a;
     return PointProblem::kNone;
   }
-  static PointProblem decode(const uint8_t* p, G2Affine& out, bool check_subgroup) {
+  static PointProblem decode(const uint8_t* p, G2Affine& out, bool check_subgroup,
+                             bool check_curve = true) {
     if (all_zero(p, kG2)) {
       out = G2Affine::identity();
       return PointProblem::kNone;
@@ -99,8 +105,10 @@ struct PointCodec {
     if (!load_fp(p + kFp, a.x.c1)) return PointProblem::kRangeX1;
     if (!load_fp(p + 2 * kFp, a.y.c0)) return PointProblem::kRangeY0;
     if (!load_fp(p + 3 * kFp, a.y.c1)) return PointProblem::kRangeY1;
-    if (!a.on_curve()) return PointProblem::kNotOnCurve;
-    if (check_subgroup && !E::in_subgroup(a.to_jacobian())) return PointProblem::kNotInSubgroup;
+    if (check_curve) {
+      if (!a.on_curve()) return PointProblem::kNotOnCurve;
+      if (check_subgroup && !E::in_subgroup(a.to_jacobian())) return PointProblem::kNotInSubgroup;
+    }
     out = a;
     return PointProblem::kNone;
   }
@@ -148,10 +156,33 @@ void decode_points(std::span<const uint8_t> bytes, std::vector<Affine>& out,
   // 64 points per chunk at least: a G1 subgroup check is ~130 group doublings (~75 us on the dev
   // VM), so even the smallest chunk is milliseconds of work against microseconds of pool overhead;
   // 4 chunks per thread even out identity points (free) against real ones.
+  using C = std::conditional_t<std::is_same_v<Affine, typename E::G1Affine>, typename E::G1,
+                               typename E::G2>;
   util::parallel_for(
       n,
       [&](size_t begin, size_t end) {
-        for (size_t i = begin; i < end; ++i) {
+        size_t i = begin;
+#if SPLITPROVE_IFMA
+        // Without the subgroup check the curve equation is the work: eight points at a time in
+        // lanes, after their range checks. A group with any problem is left to the loop below,
+        // which checks point by point and reports the first problem.
+        if constexpr (ec::CurveLanes<C>) {
+          for (; !check_subgroup && i + 8 <= end; i += 8) {
+            if (i > first_bad.load(std::memory_order_relaxed)) return;
+            bool ok = true;
+            __mmask8 live = 0;
+            const Affine* pts[8];
+            for (size_t l = 0; l < 8 && ok; ++l) {
+              ok = Codec::decode(bytes.data() + (i + l) * kSize, out[i + l], false, false) ==
+                   PointProblem::kNone;
+              live |= __mmask8(!out[i + l].inf) << l;
+              pts[l] = &out[i + l];
+            }
+            if (!ok || (ec::on_curve8<C>(pts) & live) != live) break;
+          }
+        }
+#endif
+        for (; i < end; ++i) {
           if (i > first_bad.load(std::memory_order_relaxed)) return;
           const PointProblem pr = Codec::decode(bytes.data() + i * kSize, out[i], check_subgroup);
           if (pr == PointProblem::kNone) continue;
