@@ -113,7 +113,7 @@ void Domain<F>::ab_minus_c_on_odd_coset(std::span<F> a, std::span<F> b, std::spa
   util::parallel_for(
       n_,
       [&](size_t lo, size_t hi) {
-        for (size_t i = lo; i < hi; ++i) a[i] = a[i] * b[i] - c[i];
+        detail::mul_sub_row(a.data() + lo, b.data() + lo, c.data() + lo, hi - lo);
       },
       detail::kMinChunkElems);
 }

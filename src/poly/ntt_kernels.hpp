@@ -211,6 +211,50 @@ std::vector<F> column_powers(const Split& sp, const F& g, bool reversed) {
   return col;
 }
 
+// Element-wise products over a row, eight at a time in lanes where the field has them (n a
+// multiple of 8 there); bounds in multiples of p (rho <= 0.19): inputs below 1 as stored, products
+// below 1.19, a product of a product below 1.23: all below the 4p store_rows reduces from.
+// x[c] *= y[c], c < n.
+template <class F>
+inline void mul_row(F* x, const F* y, size_t n) {
+  size_t c = 0;
+#if SPLITPROVE_IFMA
+  if constexpr (ff::LaneField<F>) {
+    using K = ff::Lanes8<F>;
+    for (; c + 8 <= n; c += 8) ff::LaneOps<F>::to_scalars(K::mul(K::load8(x + c), K::load8(y + c)), x + c);
+  }
+#endif
+  for (; c < n; ++c) x[c] *= y[c];
+}
+// x[c] *= f·y[c], c < n.
+template <class F>
+inline void scale_row(F* x, const F& f, const F* y, size_t n) {
+  size_t c = 0;
+#if SPLITPROVE_IFMA
+  if constexpr (ff::LaneField<F>) {
+    using K = ff::Lanes8<F>;
+    const auto fv = K::splat(f);
+    for (; c + 8 <= n; c += 8)
+      ff::LaneOps<F>::to_scalars(K::mul(K::load8(x + c), K::mul(fv, K::load8(y + c))), x + c);
+  }
+#endif
+  for (; c < n; ++c) x[c] *= f * y[c];
+}
+// x[c] = x[c]·y[c] - z[c], c < n (x·y - z + p: below 2.19).
+template <class F>
+inline void mul_sub_row(F* x, const F* y, const F* z, size_t n) {
+  size_t c = 0;
+#if SPLITPROVE_IFMA
+  if constexpr (ff::LaneField<F>) {
+    using K = ff::Lanes8<F>;
+    for (; c + 8 <= n; c += 8)
+      ff::LaneOps<F>::to_scalars(
+          K::template sub<1>(K::mul(K::load8(x + c), K::load8(y + c)), K::load8(z + c)), x + c);
+  }
+#endif
+  for (; c < n; ++c) x[c] = x[c] * y[c] - z[c];
+}
+
 // A standalone scale pass: a[p] *= c·g^index(p) over 2^k elements in the given order.
 template <class F>
 void apply_scale(F* a, unsigned k, bool reversed, const Scale<F>& s) {
@@ -233,8 +277,7 @@ void apply_scale(F* a, unsigned k, bool reversed, const Scale<F>& s) {
       [&](size_t b, size_t e) {
         for (size_t r = b; r < e; ++r) {
           const F f = s.c * pow_from_table(gp, sp.row_exp(r, reversed));
-          F* x = a + r * sp.n2;
-          for (size_t c = 0; c < sp.n2; ++c) x[c] *= f * col[c];
+          scale_row(a + r * sp.n2, f, col.data(), sp.n2);
         }
       },
       std::max<size_t>(1, kMinChunkElems / sp.n2));
@@ -287,6 +330,63 @@ void layer_lanes(F* a, size_t len, size_t rs, const F* w) {
       const auto t = K::load8(w + j);  // w[0] = 1 multiplies like the others
       butterflies8<Dif>(a + j, b + j, &t);
     }
+  }
+}
+
+// Two layers per load and store, in lanes: DIF layers (len, len/2) on the rows j, j + q, j + 2q,
+// j + 3q with q = len/2, or DIT layers (len, 2·len) on them with q = len (j < q; W = 8 takes one
+// j at a time, W = 1 eight consecutive ones, q >= 8). Between the layers the values stay in
+// lanes; each element is loaded and stored once for both. Bounds, in multiples of p (rho <=
+// 0.19), inputs below 1 as stored: DIF x + y < 2, (x - y + p)·t < 1.38; then sums < 4 and
+// (x - y + 2p)·t < 1.76. DIT t·y < 1.19, x + t·y < 2.19, x - t·y + 2p < 3, both tightened below
+// 2; then t·y < 1.38, x + t·y < 3.38, x - t·y + 2p < 4: all below the 4p store_rows reduces from.
+template <bool Dif, size_t W, class F>
+void layers2_lanes(F* a, size_t len, size_t rs, const F* tw) {
+  using K = ff::Lanes8<F>;
+  using V = typename K::V;
+  const size_t q = Dif ? len / 2 : len;
+  const F* const wa = tw + len;                       // the first layer's twiddles
+  const F* const wb = Dif ? tw + len / 2 : tw + 2 * len;  // the second's
+  const auto tw8 = [](const F* w, size_t j) {
+    if constexpr (W == 8)
+      return K::splat(w[j]);
+    else
+      return K::load8(w + j);
+  };
+  constexpr size_t kStep = W == 8 ? 1 : 8;
+  for (size_t j = 0; j < q; j += kStep) {
+    F* const r0 = a + j * rs;
+    F* const r1 = a + (j + q) * rs;
+    F* const r2 = a + (j + 2 * q) * rs;
+    F* const r3 = a + (j + 3 * q) * rs;
+    const V x0 = K::load8(r0), x1 = K::load8(r1), x2 = K::load8(r2), x3 = K::load8(r3);
+    V y0, y1, y2, y3;
+    if constexpr (Dif) {
+      const V s02 = K::add(x0, x2), s13 = K::add(x1, x3);
+      const V d02 = K::mul(K::template sub<1>(x0, x2), tw8(wa, j));
+      const V d13 = K::mul(K::template sub<1>(x1, x3), tw8(wa, j + q));
+      const V tb = tw8(wb, j);
+      y0 = K::add(s02, s13);
+      y1 = K::mul(K::template sub<2>(s02, s13), tb);
+      y2 = K::add(d02, d13);
+      y3 = K::mul(K::template sub<2>(d02, d13), tb);
+    } else {
+      const V ta = tw8(wa, j);
+      const V t1 = K::mul(x1, ta), t3 = K::mul(x3, ta);
+      const V a0 = ff::LaneOps<F>::tighten(K::add(x0, t1));
+      const V a1 = ff::LaneOps<F>::tighten(K::template sub<2>(x0, t1));
+      const V a2 = ff::LaneOps<F>::tighten(K::add(x2, t3));
+      const V a3 = ff::LaneOps<F>::tighten(K::template sub<2>(x2, t3));
+      const V u2 = K::mul(a2, tw8(wb, j)), u3 = K::mul(a3, tw8(wb, j + q));
+      y0 = K::add(a0, u2);
+      y2 = K::template sub<2>(a0, u2);
+      y1 = K::add(a1, u3);
+      y3 = K::template sub<2>(a1, u3);
+    }
+    ff::LaneOps<F>::to_scalars(y0, r0);
+    ff::LaneOps<F>::to_scalars(y1, r1);
+    ff::LaneOps<F>::to_scalars(y2, r2);
+    ff::LaneOps<F>::to_scalars(y3, r3);
   }
 }
 
@@ -361,8 +461,19 @@ void dif(F* a, unsigned k, size_t rs, const F* tw) {
     dif<W>(a + h * rs, k - 1, rs, tw);
     return;
   }
-  for (size_t len = m / 2; len >= 1; len /= 2)
+  for (size_t len = m / 2; len >= 1;) {
+#if SPLITPROVE_IFMA
+    if constexpr (kLanesFor<W, F>) {
+      if (len >= 2 && lanes_fit<W>(len / 2, rs)) {
+        for (size_t s = 0; s < m; s += 2 * len) layers2_lanes<true, W>(a + s * rs, len, rs, tw);
+        len /= 4;
+        continue;
+      }
+    }
+#endif
     for (size_t s = 0; s < m; s += 2 * len) dif_layer<W>(a + s * rs, len, rs, tw + len);
+    len /= 2;
+  }
 }
 
 // Size-2^k DIT (bit-reversed -> natural).
@@ -377,14 +488,43 @@ void dit(F* a, unsigned k, size_t rs, const F* tw) {
     dit_layer<W>(a, h, rs, tw + h);
     return;
   }
-  for (size_t len = 1; len < m; len *= 2)
+  for (size_t len = 1; len < m;) {
+#if SPLITPROVE_IFMA
+    if constexpr (kLanesFor<W, F>) {
+      if (4 * len <= m && lanes_fit<W>(len, rs)) {
+        for (size_t s = 0; s < m; s += 4 * len) layers2_lanes<false, W>(a + s * rs, len, rs, tw);
+        len *= 4;
+        continue;
+      }
+    }
+#endif
     for (size_t s = 0; s < m; s += 2 * len) dit_layer<W>(a + s * rs, len, rs, tw + len);
+    len *= 2;
+  }
 }
 
 // x[c] *= f·base^c for c < n (n a multiple of 4). Four interleaved power chains with step base^4:
-// one chain would wait out a full multiplication latency per element.
+// one chain would wait out a full multiplication latency per element. In lanes (n a multiple of
+// 8): eight chains with step base^8, each below 1.235p (the fixed point of a·0.19 + 1).
 template <class F>
 inline void twiddle_row(F* x, size_t n, const F& f, const F& base) {
+#if SPLITPROVE_IFMA
+  if constexpr (ff::LaneField<F>) {
+    if (n % 8 == 0) {
+      using K = ff::Lanes8<F>;
+      F p8[8];
+      p8[0] = f;
+      for (size_t l = 1; l < 8; ++l) p8[l] = p8[l - 1] * base;
+      const auto step = K::splat(base.square().square().square());
+      auto pv = K::load8(p8);
+      for (size_t c = 0; c < n; c += 8) {
+        ff::LaneOps<F>::to_scalars(K::mul(K::load8(x + c), pv), x + c);
+        pv = K::mul(pv, step);
+      }
+      return;
+    }
+  }
+#endif
   const F b2 = base.square();
   F p0 = f, p1 = f * base, p2 = f * b2, p3 = p1 * b2;
   const F b4 = b2.square();
@@ -457,7 +597,7 @@ struct Plan {
               twiddle_row(x, sp.n2, f, pow_from_table(wp, bit_reverse(r, sp.k1)));
             dif<1>(x, sp.k2, 1, t);
             if (geo)
-              for (size_t c = 0; c < sp.n2; ++c) x[c] *= col[c];
+              mul_row(x, col.data(), sp.n2);
           }
         },
         1);
@@ -487,7 +627,7 @@ struct Plan {
           for (size_t r = b; r < e; ++r) {
             F* x = a + r * sp.n2;
             if (geo)
-              for (size_t c = 0; c < sp.n2; ++c) x[c] *= col[c];
+              mul_row(x, col.data(), sp.n2);
             dit<1>(x, sp.k2, 1, t);
             F f = pre.c;
             if (geo) f *= pow_from_table(gp, sp.row_exp(r, true));
