@@ -141,8 +141,8 @@ struct PointCodec {
 // Decodes bytes.size()/size points into `out` (resized), on the thread pool. On failure throws
 // Error(where + label + " " + i + ": " + problem) for the *lowest* failing index i, so the message
 // does not depend on scheduling: a chunk stops once it passes an index already known to fail.
-template <class E, class Affine>
-void decode_points(std::span<const uint8_t> bytes, std::vector<Affine>& out,
+template <class E, class Affine, class Alloc>
+void decode_points(std::span<const uint8_t> bytes, std::vector<Affine, Alloc>& out,
                    const std::string& where, bool check_subgroup, const char* label = "point") {
   using Codec = PointCodec<E>;
   constexpr size_t kSize = Codec::template size_of<Affine>();

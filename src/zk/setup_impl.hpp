@@ -82,7 +82,7 @@ ProvingKey<E> dev_setup(const io::R1cs<E>& r1cs, const Progress& progress, HBasi
   T1 g1(E::G1Affine::generator(), T1::window_for(3 * n_vars + n + 8));
   T2 g2(E::G2Affine::generator(), T2::window_for(n_vars + 3));
   auto g1_points = [&](const std::vector<Fr>& ks) {
-    std::vector<typename E::G1Affine> out(ks.size());
+    util::UninitVector<typename E::G1Affine> out(ks.size());
     g1.mul_batch(ks, out);
     return out;
   };
@@ -93,7 +93,10 @@ ProvingKey<E> dev_setup(const io::R1cs<E>& r1cs, const Progress& progress, HBasi
   pk.gamma2 = g2.mul(gamma).to_affine();
   pk.delta2 = g2.mul(delta).to_affine();
   report("IC, A", 0.2);
-  pk.ic = g1_points(ic);
+  {
+    const auto points = g1_points(ic);
+    pk.ic.assign(points.begin(), points.end());
+  }
   pk.a = g1_points(u);
   report("B1", 0.35);
   pk.b1 = g1_points(v);

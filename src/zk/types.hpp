@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "util/memory.hpp"
+
 #include "zk/curves.hpp"
 
 namespace splitprove::zk {
@@ -55,11 +57,13 @@ struct ProvingKey {
   G2Affine beta2, gamma2, delta2;
   std::vector<G1Affine> ic;            // n_public + 1
   std::vector<Coefficient<E>> coeffs;  // A and B entries, in file order (C is not stored)
-  std::vector<G1Affine> a;             // n_vars
-  std::vector<G1Affine> b1;            // n_vars
-  std::vector<G2Affine> b2;            // n_vars
-  std::vector<G1Affine> c;             // n_vars - n_public - 1 (a.k.a. L: private wires only)
-  std::vector<G1Affine> h;             // domain_size
+  // The large point vectors are filled by the pool's workers (io::decode_points, the setup), so
+  // they are not zeroed first (util/memory.hpp).
+  util::UninitVector<G1Affine> a;      // n_vars
+  util::UninitVector<G1Affine> b1;     // n_vars
+  util::UninitVector<G2Affine> b2;     // n_vars
+  util::UninitVector<G1Affine> c;      // n_vars - n_public - 1 (a.k.a. L: private wires only)
+  util::UninitVector<G1Affine> h;      // domain_size
   HBasis h_basis = HBasis::odd_coset;  // what the points of h are (see HBasis)
 };
 
