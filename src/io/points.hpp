@@ -147,8 +147,9 @@ void decode_points(std::span<const uint8_t> bytes, std::vector<Affine, Alloc>& o
   using Codec = PointCodec<E>;
   constexpr size_t kSize = Codec::template size_of<Affine>();
   const size_t n = bytes.size() / kSize;
-  // Huge pages for the megabytes of a key's point vectors: their first touch (resize, on this
-  // thread alone) then takes a fault per 2 MiB, not per 4 KiB.
+  // Huge pages for the megabytes of a key's point vectors: their first touch (by the workers
+  // below where `out` is a util::UninitVector, as a proving key's are; by resize otherwise) then
+  // takes a fault per 2 MiB, not per 4 KiB.
   out.reserve(n);
   util::advise_huge_pages(out.data(), n * sizeof(Affine));
   out.resize(n);
@@ -175,6 +176,7 @@ void decode_points(std::span<const uint8_t> bytes, std::vector<Affine, Alloc>& o
             for (size_t l = 0; l < 8 && ok; ++l) {
               ok = Codec::decode(bytes.data() + (i + l) * kSize, out[i + l], false, false) ==
                    PointProblem::kNone;
+              if (!ok) break;  // out[i + l] is not written then
               live |= __mmask8(!out[i + l].inf) << l;
               pts[l] = &out[i + l];
             }
