@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <atomic>
+#include <exception>
+#include <thread>
 
 #include "msm/msm.hpp"
 #include "poly/domain.hpp"
@@ -65,9 +67,30 @@ Proof<E> prove_with(const ProvingKey<E>& pk, std::span<const typename E::Fr> w,
   if (!w[0].is_one()) throw Error("prove: witness value 0 must be 1 (the constant wire)");
   const size_t n = pk.domain_size;
 
-  // The same stages as the pipeline (zk/stages.hpp), in one thread of control. a, b, c are the
-  // largest buffers of a proof: b and c die before the H MSM runs (only p, in a, is read from
-  // there on), a after it, before the z MSMs run.
+  // The same stages as the pipeline (zk/stages.hpp). The G2 MSM (straight over the key's B2
+  // points: the MSM drops the terms whose point is at infinity, where the pipeline's G2Bases
+  // compacts them) runs on a thread of its own beside the G1 stages, its chunks one rank below
+  // theirs (util::PoolRank): they take a core whenever the G1 stages leave one idle (the end of
+  // an MSM's last window, the classification and reading of the next), as the pipeline's G2
+  // stage runs beside other partitions' G1 stages.
+  typename E::G2Jacobian b2;
+  std::exception_ptr g2_error;
+  std::thread g2([&, rank = util::current_pool_rank()] {
+    util::PoolRank below(rank + 1);
+    try {
+      b2 = msm::msm<typename E::G2>(pk.b2, w);
+    } catch (...) {
+      g2_error = std::current_exception();
+    }
+  });
+  struct Join {
+    std::thread& t;
+    ~Join() {
+      if (t.joinable()) t.join();
+    }
+  } join{g2};
+  // a, b, c are the largest buffers of a proof: b and c die before the H MSM runs (only p, in a,
+  // is read from there on), a after it, before the z MSMs run.
   G1Results<E> g1;
   {
     report("evaluate A·w, B·w", 0.0);
@@ -82,10 +105,9 @@ Proof<E> prove_with(const ProvingKey<E>& pk, std::span<const typename E::Fr> w,
   }
   report("MSM A, B1, C", 0.4);
   msm_z<E>(pk, w, g1);
-  report("MSM B2 (G2)", 0.7);
-  // Straight over the key's B2 points: the MSM drops the terms whose point is at infinity (the
-  // compaction G2Bases does for the pipeline would copy the points first).
-  const auto b2 = msm::msm<typename E::G2>(pk.b2, w);
+  report("MSM B2 (G2), the rest", 0.7);
+  g2.join();
+  if (g2_error) std::rethrow_exception(g2_error);
   report("finalize", 0.95);
   auto proof = assemble<E>(pk, g1, b2, r, s);
   report("done", 1.0);
