@@ -1,7 +1,8 @@
 // The MSMs of a BN254 proof over a real key and witness, with and without the GLV split,
 // interleaved: process CPU time (all pool threads) and wall time per MSM, medians over REPS.
 // Separates the split's effect on the key's own MSMs from the rest of the proof.
-//   tool_msm_key circuit.zkey witness.wtns [reps]     (a BN254 key: snarkjs "bn128")
+//   tool_msm_key circuit.zkey witness.wtns [reps [window_bits]]   (a BN254 key: snarkjs "bn128";
+//   window_bits 0 = the cost model's choice)
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -38,10 +39,11 @@ double median(std::vector<double> v) {
 
 int main(int argc, char** argv) try {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: %s circuit.zkey witness.wtns [reps]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s circuit.zkey witness.wtns [reps [window_bits]]\n", argv[0]);
     return 2;
   }
   const int reps = argc > 3 ? std::max(1, std::atoi(argv[3])) : 5;
+  const unsigned window_bits = argc > 4 ? unsigned(std::atoi(argv[4])) : 0;
   io::ZkeyReadOptions ro;
   ro.check_subgroup = false;
   const auto pk = io::read_zkey<E>(argv[1], ro);
@@ -71,6 +73,7 @@ int main(int argc, char** argv) try {
       for (int glv = 1; glv >= 0; --glv) {
         msm::Options o;
         o.glv = glv;
+        o.window_bits = window_bits;
         const double c0 = cpu_now(), w0 = wall_now();
         job.run(o);
         cpu[glv].push_back(1e3 * (cpu_now() - c0));

@@ -12,7 +12,9 @@
 #include <vector>
 
 #include "ec/bls12_381.hpp"
+#include "ec/bn254.hpp"
 #include "msm/msm.hpp"
+#include "msm/msm_impl.hpp"
 #include "msm_test_bases.hpp"
 #include "util/parallel.hpp"
 #include "splitprove/error.hpp"
@@ -506,6 +508,41 @@ TYPED_TEST(Msm, ScratchBytesOfTheTailBoundsAMostlyBinaryInput) {
     expect_tight(used, bound, "mode " + std::to_string(int(mode)));
     EXPECT_LT(bound, scratch_bytes<C>(n, 1, opt)) << "mode " << int(mode);
   }
+}
+
+// The batch-affine window never outgrows the scratch cap (detail::kAffineScratchCap), only widens
+// with the tail (scratch_bytes relies on that), and the cap binds where the multiplication count
+// alone would ask for wider windows (large tails).
+template <class C>
+void check_window_cap(const char* name) {
+  SCOPED_TRACE(name);
+  unsigned prev = 0;
+  bool binds = false;
+  for (unsigned k = 12; k <= 26; ++k) {  // from 2^12: above the kAuto batch-affine thresholds
+    for (unsigned bits : {detail::kScalarBits, 128u}) {
+      const size_t t = size_t(1) << k;
+      const unsigned c = detail::affine_window_bits<C>(t, bits);
+      EXPECT_LE(detail::AffineWindow<C>::scratch_bytes(c, detail::AffineWindow<C>::chunk_size(c)),
+                detail::kAffineScratchCap)
+          << "2^" << k << " terms, c = " << c;
+      if (bits == detail::kScalarBits) {
+        EXPECT_GE(c, prev) << "2^" << k << " terms";
+        prev = c;
+      }
+      binds |= c < detail::best_window_bits(t, detail::affine_add_cost<C>(), bits);
+      const detail::Plan p = detail::make_plan<C>(t, 1, Options{}, bits);
+      EXPECT_TRUE(p.affine);
+      EXPECT_LE(p.c, c) << "2^" << k << " terms";
+    }
+  }
+  EXPECT_TRUE(binds);
+}
+
+TEST(MsmPlan, WindowsStayWithinTheScratchCap) {
+  check_window_cap<bls12_381::G1>("BLS12-381 G1");
+  check_window_cap<bls12_381::G2>("BLS12-381 G2");
+  check_window_cap<bn254::G1>("BN254 G1");
+  check_window_cap<bn254::G2>("BN254 G2");
 }
 
 }  // namespace

@@ -147,13 +147,12 @@ struct Points {
   }
 };
 
-// Capacity for n terms in a tail's word and scalar vectors, with the huge-page advice.
+// Capacity for n terms in a tail's word and scalar vectors (util::UninitAllocator advises huge
+// pages for them).
 template <class C>
 void reserve_tail(Tail<C>& t, size_t n) {
   t.index.reserve(n);
   t.scalar.reserve(n);
-  util::advise_huge_pages(t.index.data(), n * sizeof(uint32_t));
-  util::advise_huge_pages(t.scalar.data(), n * sizeof(Limbs<C>));
 }
 
 // GLV (see ec::GlvSplit): the tail of T terms k_j·P_j becomes 2T terms of ~half-length scalars,
@@ -178,8 +177,6 @@ void glv_expand(std::span<const typename C::Affine> bases, Tail<C>& t) {
     const size_t n = t.index.size();
     if (n == 0 || n > kPosMask) return;
     reserve_tail(t, 2 * n);
-    t.endo.reserve(n);
-    util::advise_huge_pages(t.endo.data(), n * sizeof(typename C::Affine));
     t.endo.resize(n);
     t.index.resize(2 * n);
     t.scalar.resize(2 * n);
@@ -865,6 +862,27 @@ typename C::Xyzz window_affine(AffinePool<C>& pool, const Points<C>& points, con
 }
 
 // ---- planning and running -----------------------------------------------------------------------
+// The model above counts multiplications only; a batch-affine task's buckets, chunk and round
+// buffers (AffineWindow::scratch_bytes) are read and written at random by bucket, and once they no
+// longer fit the caches a wider window costs more than it saves. Measured (bench_msm
+// *_random_window/1048576, medians of 3, and tool_msm_key, 2^20 terms, both threads, Zen 4 with
+// 1 MiB L2 per core): BN254 G1 runs best at c = 13..14 (5.9 MiB at 14) and 1.3-1.6x slower at
+// 15..16 (11.8, 23.6 MiB); BN254 G2 best at 13 (5.6 MiB), 1.2-1.6x slower at 14..16 (11.2 MiB
+// and up); BLS12-381 G1 alike at 12..14 (8.7 MiB at 14), 1.3x slower at 15..16; BLS12-381 G2
+// best at 13 (8.3 MiB). So the window is never wider than the largest whose scratch fits the cap
+// (BN254 G1 14, G2 13; BLS12-381 G1 14, G2 13); below ~2^18 terms the model's own choice is
+// narrower anyway.
+inline constexpr size_t kAffineScratchCap = size_t(9) << 20;
+
+// The batch-affine window for a tail of `tail` terms: the model's optimum, capped as above.
+template <class C>
+unsigned affine_window_bits(size_t tail, unsigned bits) {
+  unsigned c = best_window_bits(tail, affine_add_cost<C>(), bits);
+  while (c > 1 && AffineWindow<C>::scratch_bytes(c, AffineWindow<C>::chunk_size(c)) > kAffineScratchCap)
+    --c;
+  return c;
+}
+
 struct Plan {
   unsigned c = 1, windows = 0;
   size_t slices = 1;  // tail slices per window
@@ -910,7 +928,9 @@ Plan make_plan(size_t tail, size_t vectors, const Options& opt, unsigned bits = 
   // rounds, each cheaper). Never wider than c*, so scratch_bytes's bound holds.
   const size_t threads = util::num_threads();
   const double add = affine ? affine_add_cost<C>() : kCostXyzzAdd;
-  const unsigned c_star = opt.window_bits ? opt.window_bits : best_window_bits(tail, add, bits);
+  const unsigned c_star = opt.window_bits ? opt.window_bits
+                         : affine         ? affine_window_bits<C>(tail, bits)
+                                          : best_window_bits(tail, add, bits);
   double best = -1;
   for (unsigned c = c_star; c + 1 >= c_star && c >= 1; --c) {
     const size_t windows = num_windows(bits, c);
@@ -1116,9 +1136,8 @@ size_t scratch_bytes(size_t n, size_t vectors, const Options& opt) {
     }
     if (opt.buckets == Buckets::kBatchAffine ||
         (opt.buckets == Buckets::kAuto && t >= detail::affine_min_terms<C>())) {
-      const unsigned c = opt.window_bits
-                             ? opt.window_bits
-                             : detail::best_window_bits(t, detail::affine_add_cost<C>(), bits);
+      const unsigned c =
+          opt.window_bits ? opt.window_bits : detail::affine_window_bits<C>(t, bits);
       const size_t chunk = std::min(opt.chunk ? opt.chunk : AffineWindow<C>::chunk_size(c), t);
       b.affine = AffineWindow<C>::scratch_bytes(c, chunk);
     }
