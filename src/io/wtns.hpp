@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "util/memory.hpp"
 #include "zk/curves.hpp"
 #include "zk/types.hpp"
 
@@ -15,7 +16,7 @@ namespace splitprove::io {
 template <class E>
 struct Witness {
   std::string source;                  // file name, for messages
-  std::vector<typename E::Fr> values;  // w[0] = 1, then circom's wire order
+  util::UninitVector<typename E::Fr> values;  // filled by the pool's workers (util/memory.hpp)  // w[0] = 1, then circom's wire order
 };
 
 template <class E>

@@ -6,7 +6,9 @@
 // the pool's workers wait. UninitAllocator leaves trivially copyable elements unconstructed (their
 // bytes are whatever the pages hold until the first write), so the workers that write the
 // elements also take the pages' first-touch faults. advise_huge_pages asks for transparent huge
-// pages on a range before its first touch: one fault per 2 MiB instead of 512.
+// pages on a range before its first touch: one fault per 2 MiB instead of 512; UninitAllocator
+// gives that advice for every block of kHugeAdviceBytes or more it allocates (such blocks are fresh
+// mappings of the C library's allocator, not yet touched).
 #include <cstddef>
 #include <memory>
 #include <new>
@@ -19,6 +21,7 @@ namespace splitprove::util {
 // MADV_HUGEPAGE on the 2 MiB-aligned part of [p, p + bytes). Advice only: nothing happens where
 // transparent huge pages are off or the range holds no aligned 2 MiB.
 void advise_huge_pages(const void* p, std::size_t bytes);
+inline constexpr std::size_t kHugeAdviceBytes = std::size_t(4) << 20;
 
 template <class T>
 struct UninitAllocator {
@@ -26,7 +29,11 @@ struct UninitAllocator {
   UninitAllocator() = default;
   template <class U>
   UninitAllocator(const UninitAllocator<U>&) noexcept {}
-  T* allocate(std::size_t n) { return std::allocator<T>{}.allocate(n); }
+  T* allocate(std::size_t n) {
+    T* p = std::allocator<T>{}.allocate(n);
+    if (n * sizeof(T) >= kHugeAdviceBytes) advise_huge_pages(p, n * sizeof(T));
+    return p;
+  }
   void deallocate(T* p, std::size_t n) noexcept { std::allocator<T>{}.deallocate(p, n); }
   // Construction without arguments (what resize adds) of a trivially copyable element does
   // nothing: such a type is an implicit-lifetime type, its object exists in the allocated

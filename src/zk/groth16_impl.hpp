@@ -2,6 +2,7 @@
 // Template bodies of zk/groth16.hpp; instantiated per curve in zk/groth16_<curve>.cpp.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <atomic>
 #include <exception>
 #include <thread>
@@ -9,6 +10,7 @@
 #include "msm/msm.hpp"
 #include "poly/domain.hpp"
 #include "splitprove/error.hpp"
+#include "util/memory.hpp"
 #include "util/parallel.hpp"
 #include "util/random.hpp"
 #include "zk/groth16.hpp"
@@ -94,12 +96,20 @@ Proof<E> prove_with(const ProvingKey<E>& pk, std::span<const typename E::Fr> w,
   G1Results<E> g1;
   {
     report("evaluate A·w, B·w", 0.0);
-    std::vector<Fr> a(n, Fr::zero()), b(n, Fr::zero()), c(n, Fr::zero());
+    // Zeroed (a, b) and first written (c) by the pool's workers, not by this thread.
+    util::UninitVector<Fr> a(n), b(n), c(n);
+    util::parallel_for(
+        n,
+        [&](size_t lo, size_t hi) {
+          std::fill(a.begin() + lo, a.begin() + hi, Fr::zero());
+          std::fill(b.begin() + lo, b.begin() + hi, Fr::zero());
+        },
+        size_t(1) << 14);
     evaluate_abc<E>(pk, w, a, b, c);
     report("NTT (H polynomial)", 0.1);
     h_scalars<E>(poly::Domain<Fr>::of_size(n), a, b, c, pk.h_basis);
-    std::vector<Fr>().swap(b);
-    std::vector<Fr>().swap(c);
+    util::UninitVector<Fr>().swap(b);
+    util::UninitVector<Fr>().swap(c);
     report("MSM H", 0.25);
     g1.h = msm_h<E>(pk, a);
   }

@@ -56,9 +56,9 @@ struct ProvingKey {
   G1Affine alpha1, beta1, delta1;
   G2Affine beta2, gamma2, delta2;
   std::vector<G1Affine> ic;            // n_public + 1
-  std::vector<Coefficient<E>> coeffs;  // A and B entries, in file order (C is not stored)
-  // The large point vectors are filled by the pool's workers (io::decode_points, the setup), so
-  // they are not zeroed first (util/memory.hpp).
+  // The large vectors are filled by the pool's workers (io::decode_points, the readers, the
+  // setup), so they are not zeroed first (util/memory.hpp).
+  util::UninitVector<Coefficient<E>> coeffs;  // A and B entries, in file order (C is not stored)
   util::UninitVector<G1Affine> a;      // n_vars
   util::UninitVector<G1Affine> b1;     // n_vars
   util::UninitVector<G2Affine> b2;     // n_vars
