@@ -5,15 +5,18 @@
 # or bn128: BN254, circom's default prime), its witness computed by
 # snarkjs, a key made by `splitprove setup --dev` (snarkjs's own ceremony is far too slow at
 # these sizes; the key is a standard .zkey that both provers read), then each prover runs
-# REPS times on it; medians are reported. Both provers use every core.
+# REPS times on it; medians are reported. Both provers use every core. GEN=python writes the same
+# circuit and witness with bench/chain_circuit.py instead of circom and snarkjs (seconds instead
+# of ~30 min of circom at 2^20; the same key matrices and the same witness bytes).
 #
-#   bench/groth16_vs_snarkjs.sh [k ...]        (default: 10 12 14 16)   REPS=3 OUT=dir CURVE=bn128
+#   bench/groth16_vs_snarkjs.sh [k ...]   (default: 10 12 14 16)   REPS=3 OUT=dir CURVE=bn128 GEN=python
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BIN="${BIN:-$root/build/splitprove}"
 SNARKJS="$root/node_modules/.bin/snarkjs"
 CIRCOM="$root/node_modules/.bin/circom2"
 REPS="${REPS:-3}"
+GEN="${GEN:-circom}"
 CURVE="${CURVE:-bls12381}"
 case "$CURVE" in
   bls12381) CURVE_NAME="BLS12-381" ;;
@@ -45,6 +48,7 @@ measure() {
   echo "# Groth16 prove, $CURVE_NAME: splitprove vs snarkjs"
   echo
   echo "date: $(date -u +%Y-%m-%dT%H:%MZ); machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(nproc) cores, $(free -g | awk '/Mem/{print $2}') GiB"
+  echo "circuits: $GEN"
   echo "snarkjs $(node -e "console.log(require('$root/node_modules/snarkjs/package.json').version)"), node $(node --version); splitprove $(git -C "$root" rev-parse --short HEAD); reps: $REPS (median)"
   echo
   echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -55,10 +59,15 @@ measure() {
 
 for k in "${SIZES[@]}"; do
   n=$(( (1 << k) - 3 ))
-  sed "s/Chain(100)/Chain($n)/" "$root/tests/circuits/chain.circom" >"$work/chain$k.circom"
-  "$CIRCOM" "$work/chain$k.circom" --r1cs --wasm --prime "$CURVE" --O2 -o "$work" >/dev/null
-  echo '{"x0":"3","c":"5"}' >"$work/in.json"
-  "$SNARKJS" wtns calculate "$work/chain${k}_js/chain$k.wasm" "$work/in.json" "$work/w$k.wtns" >/dev/null
+  if [ "$GEN" = python ]; then
+    python3 "$root/bench/chain_circuit.py" "$CURVE" "$k" "$work/chain$k"
+    mv "$work/chain$k.wtns" "$work/w$k.wtns"
+  else
+    sed "s/Chain(100)/Chain($n)/" "$root/tests/circuits/chain.circom" >"$work/chain$k.circom"
+    "$CIRCOM" "$work/chain$k.circom" --r1cs --wasm --prime "$CURVE" --O2 -o "$work" >/dev/null
+    echo '{"x0":"3","c":"5"}' >"$work/in.json"
+    "$SNARKJS" wtns calculate "$work/chain${k}_js/chain$k.wasm" "$work/in.json" "$work/w$k.wtns" >/dev/null
+  fi
   "$BIN" setup --dev "$work/chain$k.r1cs" "$work/k$k.zkey" 2>/dev/null
   read -r ts ms cs < <(measure "$BIN" prove -q "$work/k$k.zkey" "$work/w$k.wtns" "$work/p.json" "$work/pub.json")
   read -r tj mj cj < <(measure "$SNARKJS" groth16 prove "$work/k$k.zkey" "$work/w$k.wtns" "$work/pj.json" "$work/pubj.json")
