@@ -124,7 +124,7 @@ G1Affine g1_point_outside_subgroup() {
   for (uint64_t i = 1;; ++i) {
     const Fp x = Fp::from_u64(i);
     if (auto y = (x.square() * x + bls::G1Params::b()).sqrt()) {
-      const G1Affine p{x, *y, false};
+      const G1Affine p{x, *y};
       if (!bls::G1::in_subgroup_by_order(p.to_jacobian())) return p;
     }
   }
@@ -133,7 +133,7 @@ G2Affine g2_point_outside_subgroup() {
   for (uint64_t i = 1;; ++i) {
     const Fp2 x{Fp::from_u64(i), Fp::one()};
     if (auto y = (x.square() * x + bls::G2Params::b()).sqrt()) {
-      const G2Affine p{x, *y, false};
+      const G2Affine p{x, *y};
       if (!bls::G2::in_subgroup_by_order(p.to_jacobian())) return p;
     }
   }

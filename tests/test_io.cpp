@@ -360,7 +360,7 @@ G1Affine point_outside_g1() {
     const Fp fx = Fp::from_u64(x);
     auto y = (fx.square() * fx + Fp::from_u64(4)).sqrt();
     if (!y) continue;
-    G1Affine p{fx, *y, false};
+    G1Affine p{fx, *y};
     if (!E::G1::in_subgroup_by_order(p.to_jacobian())) return p;
   }
 }
@@ -370,7 +370,7 @@ G2Affine point_outside_g2() {
     const Fp2 fx{Fp::from_u64(x), Fp::one()};
     auto y = (fx.square() * fx + E::G2::b()).sqrt();
     if (!y) continue;
-    G2Affine p{fx, *y, false};
+    G2Affine p{fx, *y};
     if (!E::G2::in_subgroup_by_order(p.to_jacobian())) return p;
   }
 }
@@ -515,7 +515,7 @@ TEST(BadFiles, PointsOffCurveOutsideSubgroupOrOutOfRange) {
   const auto pk = parse_zkey<E>(b, "k.zkey");
   // A non-identity A point to damage.
   size_t i = 0;
-  while (pk.a[i].inf) ++i;
+  while (pk.a[i].is_identity()) ++i;
 
   {  // off the curve: y + 1
     Container c(b);
@@ -755,7 +755,7 @@ TEST(BadFiles, Json) {
   const auto inf_json = proof_to_json<E>(inf);
   EXPECT_NE(inf_json.find("[\n  \"0\",\n  \"1\",\n  \"0\"\n ]"), std::string::npos) << inf_json;
   const auto back = proof_from_json<E>(inf_json, "inf");
-  EXPECT_TRUE(back.a.inf && back.b.inf && back.c.inf);
+  EXPECT_TRUE(back.a.is_identity() && back.b.is_identity() && back.c.is_identity());
   // A projective z other than 1 is normalised (ffjavascript points are Jacobian).
   const Fp z = Fp::from_u64(7);
   const std::string scaled =

@@ -187,7 +187,7 @@ void decode_points_agree_with_the_codec() {
   for (size_t i = 0; i < n; ++i) ASSERT_EQ(out[i], pts[i]) << "point " << i;
 
   const auto off_curve = [&](std::vector<uint8_t>& b, size_t i) {
-    Affine q = pts[i].inf ? pts[i + 1] : pts[i];
+    Affine q = pts[i].is_identity() ? pts[i + 1] : pts[i];
     q.y += decltype(q.y)::one();
     Codec::encode(q, b.data() + i * kSize);
   };

@@ -199,12 +199,12 @@ TYPED_TEST(LaneOpsTest, OperationsAtTheirBoundsMatchTheScalarField) {
 TYPED_TEST(LaneOpsTest, GatherReadsCoordinatesOfPoints) {
   using F = TypeParam;
   using Ops = ff::LaneOps<F>;
-  struct Point {  // the layout of an affine point: x, y, a flag
+  struct Point {  // x, y and something after them (the gather takes any stride)
     F x, y;
-    bool inf;
+    uint64_t tag;
   };
   std::vector<Point> pts(40);
-  for (auto& p : pts) p = {rand_elem<F>(), rand_elem<F>(), false};
+  for (auto& p : pts) p = {rand_elem<F>(), rand_elem<F>(), 7};
   const int64_t pick[8] = {39, 0, 7, 7, 12, 30, 1, 2};
   const char* rows[8];
   for (size_t l = 0; l < 8; ++l) rows[l] = reinterpret_cast<const char*>(&pts[size_t(pick[l])]);
@@ -233,7 +233,7 @@ TYPED_TEST(LaneReduce, MatchesTheScalarRunningSum) {
   using Xyzz = typename C::Xyzz;
   const auto scalar = [](const std::vector<Affine>& acc) {
     return msm::detail::reduce_buckets<C>(
-        acc.size(), [&](size_t b) { return acc[b].inf; },
+        acc.size(), [&](size_t b) { return acc[b].is_identity(); },
         [&](Xyzz& r, size_t b) { r += acc[b]; });
   };
   const auto same = [](const Xyzz& a, const Xyzz& b) {

@@ -498,7 +498,7 @@ DeviceBases<C>::DeviceBases(DevicePool& pool, std::span<const Affine> points) : 
       auto* o = static_cast<uint64_t*>(out);
       for (size_t i = begin; i < end; ++i, o += 2 * L) {
         const Affine& a = points[i];
-        if (a.inf) {
+        if (a.is_identity()) {
           std::fill(o, o + 2 * L, uint64_t(0));
         } else {
           msm_detail::put_field(a.x, o);

@@ -87,24 +87,26 @@ struct Curve {
 
   struct Jacobian;
 
+  // The identity is (0, 0), which is not on the curve (b != 0): no flag, so the type is exactly
+  // two coordinates (x then y, Montgomery limbs), the layout of the snarkjs point encoding, whose
+  // identity is all zero bytes too. A proving key's points are used where a .zkey is mapped
+  // (io/zkey.hpp). Zero-initialized, an Affine is the identity.
   struct Affine {
     F x{}, y{};
-    bool inf = true;
 
     static Affine identity() { return Affine{}; }
-    static Affine generator() { return Affine{P::gen_x(), P::gen_y(), false}; }
-    bool is_identity() const { return inf; }
+    static Affine generator() { return Affine{P::gen_x(), P::gen_y()}; }
+    bool is_identity() const { return x.is_zero() && y.is_zero(); }
     // y^2 = x^3 + b (the identity counts as on the curve).
-    bool on_curve() const { return inf || y.square() == x.square() * x + P::b(); }
-    Affine operator-() const { return inf ? *this : Affine{x, -y, false}; }
-    friend bool operator==(const Affine& a, const Affine& b) {
-      if (a.inf || b.inf) return a.inf == b.inf;
-      return a.x == b.x && a.y == b.y;
-    }
+    bool on_curve() const { return is_identity() || y.square() == x.square() * x + P::b(); }
+    // -(0, 0) = (0, 0): the identity needs no case.
+    Affine operator-() const { return Affine{x, -y}; }
+    friend bool operator==(const Affine& a, const Affine& b) { return a.x == b.x && a.y == b.y; }
     Jacobian to_jacobian() const {
-      return inf ? Jacobian::identity() : Jacobian{x, y, F::one()};
+      return is_identity() ? Jacobian::identity() : Jacobian{x, y, F::one()};
     }
   };
+  static_assert(sizeof(Affine) == 2 * sizeof(F), "Affine must be two coordinates, no padding");
 
   struct Jacobian {
     F X{}, Y{}, Z{};
@@ -158,7 +160,7 @@ struct Curve {
 
     // madd-2007-bl: 7M + 4S
     friend Jacobian operator+(const Jacobian& p, const Affine& q) {
-      if (q.inf) return p;
+      if (q.is_identity()) return p;
       if (p.is_identity()) return q.to_jacobian();
       F z1z1 = p.Z.square();
       F u2 = q.x * z1z1, s2 = q.y * p.Z * z1z1;
@@ -177,7 +179,7 @@ struct Curve {
     Affine to_affine() const {
       if (is_identity()) return Affine::identity();
       F zi = Z.inverse(), zi2 = zi.square();
-      return Affine{X * zi2, Y * zi2 * zi, false};
+      return Affine{X * zi2, Y * zi2 * zi};
     }
 
     // k·P for a scalar given as little-endian limbs (variable time; for public scalars and tests).
@@ -234,7 +236,7 @@ struct Curve {
 
     static Projective identity() { return {F::zero(), F::one(), F::zero()}; }
     static Projective from_affine(const Affine& a) {
-      return a.inf ? identity() : Projective{a.x, a.y, F::one()};
+      return a.is_identity() ? identity() : Projective{a.x, a.y, F::one()};
     }
     static F b3() {
       F bb = P::b();
@@ -326,7 +328,7 @@ struct Curve {
     bool is_identity() const { return ZZ.is_zero(); }
 
     static Xyzz from_affine(const Affine& a) {
-      return a.inf ? identity() : Xyzz{a.x, a.y, F::one(), F::one()};
+      return a.is_identity() ? identity() : Xyzz{a.x, a.y, F::one(), F::one()};
     }
 
     // dbl-2008-s-1: 6M + 3S
@@ -340,7 +342,7 @@ struct Curve {
 
     // madd-2008-s: 8M + 2S
     Xyzz& operator+=(const Affine& q) {
-      if (q.inf) return *this;
+      if (q.is_identity()) return *this;
       if (is_identity()) return *this = from_affine(q);
       F U2 = q.x * ZZ, S2 = q.y * ZZZ;
       F Pv = U2 - X, R = S2 - Y;
@@ -387,7 +389,7 @@ struct Curve {
       if (is_identity()) return Affine::identity();
       F zzzi = ZZZ.inverse();
       F zzi = (ZZ * zzzi).square();  // ZZ = Z^2, ZZZ = Z^3: (ZZ/ZZZ)^2 = 1/Z^2 = 1/ZZ
-      return Affine{X * zzi, Y * zzzi, false};
+      return Affine{X * zzi, Y * zzzi};
     }
   };
 
@@ -409,7 +411,7 @@ struct Curve {
       F zi = inv * acc[i];
       inv = inv * in[i].Z;
       F zi2 = zi.square();
-      out[i] = Affine{in[i].X * zi2, in[i].Y * zi2 * zi, false};
+      out[i] = Affine{in[i].X * zi2, in[i].Y * zi2 * zi};
     }
   }
 

@@ -84,7 +84,7 @@ struct ZcashCodec {
 
   static std::vector<uint8_t> encode(const Affine& p, bool compressed) {
     std::vector<uint8_t> out(compressed ? kCompressed : kUncompressed, 0);
-    if (p.inf) {
+    if (p.is_identity()) {
       out[0] = compressed ? 0xc0 : 0x40;
       return out;
     }
@@ -117,7 +117,6 @@ struct ZcashCodec {
     std::vector<uint8_t> buf(in.begin(), in.end());
     buf[0] &= 0x1f;
     Affine p;
-    p.inf = false;
     if (!read_be(buf.data(), p.x)) return DecodeError::kFieldRange;
     if (compressed) {
       auto y = (p.x.square() * p.x + Curve::b()).sqrt();
@@ -125,7 +124,8 @@ struct ZcashCodec {
       p.y = (lex_largest(*y) == sign_bit) ? *y : -*y;
     } else {
       if (!read_be(buf.data() + kCoord, p.y)) return DecodeError::kFieldRange;
-      if (!p.on_curve()) return DecodeError::kNotOnCurve;
+      // (0, 0) without the infinity flag is no point (Affine reads it as the identity).
+      if (p.is_identity() || !p.on_curve()) return DecodeError::kNotOnCurve;
     }
     if (check_subgroup && !in_subgroup(p.to_jacobian())) return DecodeError::kNotInSubgroup;
     out = p;
@@ -147,7 +147,7 @@ struct EvmCodec {
 
   static std::vector<uint8_t> encode(const Affine& p) {
     std::vector<uint8_t> out(kSize, 0);
-    if (p.inf) return out;
+    if (p.is_identity()) return out;
     write_be(p.x, out.data());
     write_be(p.y, out.data() + kCoord);
     return out;
@@ -164,7 +164,6 @@ struct EvmCodec {
       return DecodeError::kNone;
     }
     Affine p;
-    p.inf = false;
     if (!read_be(in.data(), p.x) || !read_be(in.data() + kCoord, p.y))
       return DecodeError::kFieldRange;
     if (!p.on_curve()) return DecodeError::kNotOnCurve;

@@ -94,8 +94,8 @@ struct Pairing {
 
   static G2Prepared prepare(const G2Affine& q) {
     G2Prepared out;
-    out.inf = q.inf;
-    if (q.inf) return out;
+    out.inf = q.is_identity();
+    if (out.inf) return out;
     const Fp2 b3 = P::G2Params::b().dbl() + P::G2Params::b();  // 3b'
     Fp2 X = q.x, Y = q.y, Z = Fp2::one();
     out.lines.reserve(size_t(2 * kLoop.len + 2));
@@ -153,7 +153,7 @@ struct Pairing {
     auto apply_all = [&] {
       for (size_t k = 0; k < pairs.size(); ++k) {
         const auto& [p, q] = pairs[k];
-        if (p.inf || q->inf) continue;
+        if (q->inf || p.is_identity()) continue;
         const auto& l = q->lines[idx[k]++];
         if constexpr (P::TWIST == Twist::kM) {
           f = f.mul_by_014(l[0], l[1] * p.x, l[2] * p.y);

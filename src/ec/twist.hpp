@@ -39,9 +39,9 @@ struct Psi {
   }
   template <class A>
   static A apply_affine(const A& p) {
-    if (p.inf) return p;
+    if (p.is_identity()) return p;
     const auto& c = get();
-    return A{p.x.conj() * c.cx, p.y.conj() * c.cy, false};
+    return A{p.x.conj() * c.cx, p.y.conj() * c.cy};
   }
 };
 

@@ -96,7 +96,7 @@ JVal dec(const F& x) {
 
 template <class E>
 JVal g1_json(const typename E::G1Affine& p) {
-  if (p.inf) return JVal::arr({JVal::str("0"), JVal::str("1"), JVal::str("0")});
+  if (p.is_identity()) return JVal::arr({JVal::str("0"), JVal::str("1"), JVal::str("0")});
   return JVal::arr({dec(p.x), dec(p.y), JVal::str("1")});
 }
 
@@ -108,7 +108,7 @@ JVal fp2_json(const typename E::Fp2& x) {
 template <class E>
 JVal g2_json(const typename E::G2Affine& p) {
   using Fp2 = typename E::Fp2;
-  if (p.inf)
+  if (p.is_identity())
     return JVal::arr({fp2_json<E>(Fp2::zero()), fp2_json<E>(Fp2::one()), fp2_json<E>(Fp2::zero())});
   return JVal::arr({fp2_json<E>(p.x), fp2_json<E>(p.y), fp2_json<E>(Fp2::one())});
 }

@@ -83,7 +83,6 @@ struct PointCodec {
       return PointProblem::kNone;
     }
     G1Affine a;
-    a.inf = false;
     if (!load_fp(p, a.x)) return PointProblem::kRangeX0;
     if (!load_fp(p + kFp, a.y)) return PointProblem::kRangeY0;
     if (check_curve) {
@@ -100,7 +99,6 @@ struct PointCodec {
       return PointProblem::kNone;
     }
     G2Affine a;
-    a.inf = false;
     if (!load_fp(p, a.x.c0)) return PointProblem::kRangeX0;
     if (!load_fp(p + kFp, a.x.c1)) return PointProblem::kRangeX1;
     if (!load_fp(p + 2 * kFp, a.y.c0)) return PointProblem::kRangeY0;
@@ -114,7 +112,7 @@ struct PointCodec {
   }
 
   static void encode(const G1Affine& a, uint8_t* p) {
-    if (a.inf) {
+    if (a.is_identity()) {
       std::fill(p, p + kG1, uint8_t(0));
       return;
     }
@@ -122,7 +120,7 @@ struct PointCodec {
     store_le(a.y.mont(), p + kFp);
   }
   static void encode(const G2Affine& a, uint8_t* p) {
-    if (a.inf) {
+    if (a.is_identity()) {
       std::fill(p, p + kG2, uint8_t(0));
       return;
     }
@@ -177,7 +175,7 @@ void decode_points(std::span<const uint8_t> bytes, std::vector<Affine, Alloc>& o
               ok = Codec::decode(bytes.data() + (i + l) * kSize, out[i + l], false, false) ==
                    PointProblem::kNone;
               if (!ok) break;  // out[i + l] is not written then
-              live |= __mmask8(!out[i + l].inf) << l;
+              live |= __mmask8(!out[i + l].is_identity()) << l;
               pts[l] = &out[i + l];
             }
             if (!ok || (ec::on_curve8<C>(pts) & live) != live) break;

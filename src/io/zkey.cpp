@@ -63,7 +63,7 @@ void decode_one(Cursor& c, Affine& out, const char* field, bool check_subgroup, 
   const auto bytes = c.take(kSize, field);
   const PointProblem pr = Codec::decode(bytes.data(), out, check_subgroup);
   if (pr != PointProblem::kNone) c.fail(std::string(field) + ": " + describe(pr));
-  if (!allow_inf && out.inf) c.fail(std::string(field) + ": the point at infinity is not allowed");
+  if (!allow_inf && out.is_identity()) c.fail(std::string(field) + ": the point at infinity is not allowed");
 }
 
 }  // namespace

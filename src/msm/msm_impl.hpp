@@ -227,7 +227,7 @@ Tail<C> classify(std::span<const typename C::Affine> bases, size_t n, const Kind
         for (size_t p = pb; p < pe; ++p) {
           size_t c = 0;
           for (size_t i = slice_begin(n, parts, p), e = slice_begin(n, parts, p + 1); i < e; ++i)
-            c += kind(i) == 2 && !bases[i].inf;
+            c += kind(i) == 2 && !bases[i].is_identity();
           count[p + 1] = c;
         }
       },
@@ -246,7 +246,7 @@ Tail<C> classify(std::span<const typename C::Affine> bases, size_t n, const Kind
           size_t at = count[p];
           Xyzz acc = Xyzz::identity();
           for (size_t i = slice_begin(n, parts, p), e = slice_begin(n, parts, p + 1); i < e; ++i) {
-            if (bases[i].inf) continue;
+            if (bases[i].is_identity()) continue;
             const int kd = kind(i);
             if (kd == 1) {
               acc += bases[i];
@@ -427,7 +427,7 @@ std::optional<typename C::Xyzz> reduce_affine_lanes(const std::vector<typename C
     for (size_t r = 0; r < 8; ++r) {
       const Affine& a = acc[r * m + m - 1 - i];
       rows[r] = reinterpret_cast<const char*>(&a);
-      inf |= __mmask8(a.inf) << r;
+      inf |= __mmask8(a.is_identity()) << r;
     }
     if (!madd_lanes(run, Ops::load(rows, xo), Ops::load(rows, yo), inf)) return std::nullopt;
     if (!add_lanes(sum, run)) return std::nullopt;
@@ -573,7 +573,7 @@ class AffineWindow {
     uint32_t at = 0;
     for (size_t b = 0; b < k_; ++b) {
       start_[b] = at;
-      if (!acc_[b].inf) pts_[at + len_[b]++] = acc_[b];  // placed last; order is irrelevant
+      if (!acc_[b].is_identity()) pts_[at + len_[b]++] = acc_[b];  // placed last; order is irrelevant
       at += len_[b];
     }
     std::vector<uint32_t>& fill = active_;  // reused as the per-bucket write cursor
@@ -614,9 +614,9 @@ class AffineWindow {
           const Affine& p = src[s + i];
           const Affine& q = src[s + i + 1];
           Affine& out = dst[at + i / 2];
-          if (q.inf) {
+          if (q.is_identity()) {
             out = p;
-          } else if (p.inf) {
+          } else if (p.is_identity()) {
             out = q;
           } else {
             // x_P = x_Q (both reduced): a doubling or P + (-P), handled by XYZZ.
@@ -655,7 +655,6 @@ class AffineWindow {
           Affine& out = dst[pairs_[j].to];
           out.y = lambda * (p.x - x3) - p.y;
           out.x = x3;
-          out.inf = false;
         }
       }
       size_t keep = 0;
@@ -679,12 +678,12 @@ class AffineWindow {
     if constexpr (kLanes) {
       if (!ex && k_ >= 8 && k_ % 8 == 0 &&
           2 * size_t(std::count_if(acc_.begin(), acc_.begin() + ptrdiff_t(k_),
-                                   [](const Affine& a) { return !a.inf; })) >= k_)
+                                   [](const Affine& a) { return !a.is_identity(); })) >= k_)
         if (auto r = reduce_affine_lanes<C>(acc_)) return *r;
     }
 #endif
     return reduce_buckets<C>(
-        k_, [&](size_t b) { return acc_[b].inf && (!ex || extra_[b].is_identity()); },
+        k_, [&](size_t b) { return acc_[b].is_identity() && (!ex || extra_[b].is_identity()); },
         [&](Xyzz& r, size_t b) {
           r += acc_[b];
           if (ex) r += extra_[b];
@@ -781,7 +780,6 @@ class AffineWindow {
       const size_t valid = std::min<size_t>(8, n - 8 * g);
       for (size_t l = 0; l < 8; ++l) {
         Affine* o = l < valid ? &dst[pairs_[8 * g + l].to] : &spare;
-        o->inf = false;
         out[l] = reinterpret_cast<char*>(o);
       }
       Ops::store(x3, out, xo);
@@ -798,7 +796,7 @@ class AffineWindow {
 
   Points<C> points_;
   size_t k_;
-  std::vector<Affine> acc_;            // bucket values (inf = empty), between chunks
+  std::vector<Affine> acc_;            // bucket values (the identity = empty), between chunks
   std::vector<uint32_t> start_, len_;  // segment of each bucket in pts_ (len in elements)
   std::vector<int32_t> digits_;        // digits of the chunk
   std::vector<Affine> pts_, tmp_;      // the chunk's points sorted by bucket; round outputs

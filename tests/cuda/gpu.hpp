@@ -110,7 +110,7 @@ using HG1 = bls12_381::G1;
 
 // Affine point -> 12 limbs ((0, 0) for infinity).
 inline void put_affine(const HG1::Affine& a, uint64_t* out) {
-  if (a.inf) {
+  if (a.is_identity()) {
     std::memset(out, 0, 8 * 12);
     return;
   }
@@ -129,7 +129,7 @@ inline HG1::Xyzz get_xyzz(const uint64_t* in) {
 }
 // The XYZZ form of a with ZZ = l^2, ZZZ = l^3 (the same point for any l != 0).
 inline HG1::Xyzz scaled_xyzz(const HG1::Affine& a, const HFp& l) {
-  if (a.inf) return HG1::Xyzz::identity();
+  if (a.is_identity()) return HG1::Xyzz::identity();
   HFp l2 = l.square(), l3 = l2 * l;
   return HG1::Xyzz{a.x * l2, a.y * l3, l2, l3};
 }

@@ -64,11 +64,11 @@ TEST(GpuG1, SumOfEqualPointsTakesTheDoublingPaths) {
 
 TEST(GpuG1, SumEdgeSizes) {
   SPLITPROVE_REQUIRE_GPU();
-  EXPECT_TRUE(gpu_sum({}).inf);
-  EXPECT_TRUE(gpu_sum({HG1::Affine::identity()}).inf);
+  EXPECT_TRUE(gpu_sum({}).is_identity());
+  EXPECT_TRUE(gpu_sum({HG1::Affine::identity()}).is_identity());
   const auto g = HG1::Affine::generator();
   EXPECT_EQ(gpu_sum({g}), g);
-  EXPECT_TRUE(gpu_sum({g, -g}).inf);
+  EXPECT_TRUE(gpu_sum({g, -g}).is_identity());
 }
 
 // Elementwise cases: p[i] (XYZZ, random ZZ) and q[i] over random points, equal points, negatives
