@@ -94,11 +94,11 @@ int main(int argc, char** argv) {
     pk.alpha1 = g1[1], pk.beta1 = g1[2], pk.delta1 = g1[3];
     pk.beta2 = g2[2], pk.gamma2 = g2[0], pk.delta2 = g2[3];
     pk.ic.assign(g1.begin(), g1.begin() + 2);
-    pk.a.assign(g1.begin(), g1.end());
-    pk.b1.assign(g1.begin(), g1.end());
-    pk.b2.assign(g2.begin(), g2.end());
-    pk.c.assign(g1.begin() + 2, g1.end());
-    pk.h.assign(g1.begin(), g1.end());
+    pk.a = std::vector(g1.begin(), g1.end());
+    pk.b1 = std::vector(g1.begin(), g1.end());
+    pk.b2 = std::vector(g2.begin(), g2.end());
+    pk.c = std::vector(g1.begin() + 2, g1.end());
+    pk.h = std::vector(g1.begin(), g1.end());
     pk.coeffs.reserve(2 * size_t(n));
     for (uint32_t r = 0; r < n_constraints; ++r) {
       pk.coeffs.push_back({zk::Matrix::kA, r, (r * 7 + 2) % n, E::Fr::from_u64(r + 1)});

@@ -259,6 +259,50 @@ TEST(Zkey, WriteZkeyToFileReadsBack) {
   std::filesystem::remove(out);
 }
 
+// read_zkey uses the point sections where the file is mapped; the points are the same as decoded
+// copies (parse_zkey, map_points = false), at whatever alignment the sections have, and the key
+// keeps the mapping alive for as long as it (or a copy of it) lives.
+TEST(Zkey, PointsAreUsedWhereTheFileIsMapped) {
+  auto same = [](const auto& x, const auto& y) {
+    if (x.size() != y.size()) return false;
+    for (size_t i = 0; i < x.size(); ++i)
+      if (!(x[i] == y[i])) return false;
+    return true;
+  };
+  size_t unaligned = 0;
+  for (const char* c : kCircuits) {
+    for (const std::string suffix : {"_0000.zkey", ".zkey"}) {
+      const auto path = fixture(c + suffix);
+      SCOPED_TRACE(path);
+      zk::ProvingKey<E> pk;
+      {
+        const auto mapped = read_zkey<E>(path);
+        EXPECT_TRUE(mapped.a.borrowed() && mapped.b1.borrowed() && mapped.b2.borrowed() &&
+                    mapped.h.borrowed());
+        pk = mapped;  // the copy shares the mapping; the original dies here
+      }
+      const auto copied = parse_zkey<E>(bytes_of(path), path);
+      ZkeyReadOptions no_map;
+      no_map.map_points = false;
+      const auto read_copy = read_zkey<E>(path, no_map);
+      EXPECT_FALSE(copied.a.borrowed() || read_copy.a.borrowed() || read_copy.h.borrowed());
+      for (const auto* k : {&copied, &read_copy}) {
+        EXPECT_TRUE(same(pk.a, k->a));
+        EXPECT_TRUE(same(pk.b1, k->b1));
+        EXPECT_TRUE(same(pk.b2, k->b2));
+        EXPECT_TRUE(same(pk.c, k->c));
+        EXPECT_TRUE(same(pk.h, k->h));
+      }
+      for (const auto* v : {&pk.a.view(), &pk.b1.view(), &pk.c.view(), &pk.h.view()})
+        unaligned += !v->aligned().has_value();
+      unaligned += !pk.b2.view().aligned().has_value();
+    }
+  }
+  // Sections follow 12-byte section headers: some of the fixtures' point sections are only 4-byte
+  // aligned, so the unaligned reads are exercised.
+  EXPECT_GT(unaligned, 0u);
+}
+
 // ---- JSON ----------------------------------------------------------------------------------
 
 TEST(Json, RoundTripsAreByteIdentical) {
@@ -557,6 +601,25 @@ TEST(BadFiles, PointsOffCurveOutsideSubgroupOrOutOfRange) {
     auto& sec = c.payload(9);
     for (size_t k = 5; k < pk.h.size(); k += 3) store_le(Fp::MOD, sec.data() + k * Codec::kG1);
     expect_error([&] { parse_zkey<E>(c.bytes(), "k.zkey"); }, {"section 9 (H): point 5: "});
+  }
+  {  // read from a file, the points checked in place: the same errors, naming the file
+    const auto path = (std::filesystem::temp_directory_path() /
+                       ("splitprove_test_bad_" + std::to_string(::getpid()) + ".zkey"))
+                          .string();
+    Container c(b);
+    G1Affine p = pk.a[i];
+    p.y += Fp::one();
+    put_g1(c.payload(6), i, p);
+    store_le(Fp::MOD, c.payload(8).data() + 1 * Codec::kG1);
+    write_file(path, c.bytes());
+    expect_error([&] { read_zkey<E>(path); },
+                 {path + ": section 6 (B1): point " + std::to_string(i) + ": not on the curve"});
+    Container d(b);
+    store_le(Fp::MOD, d.payload(8).data() + 1 * Codec::kG1);
+    write_file(path, d.bytes());
+    expect_error([&] { read_zkey<E>(path); },
+                 {path + ": section 8 (C): point 1: coordinate x is not a field element (>= q)"});
+    std::filesystem::remove(path);
   }
   {  // header points: off curve, and alpha_1 at infinity
     Container c(b);

@@ -20,6 +20,7 @@
 #include <span>
 
 #include "cuda/pool.hpp"
+#include "util/pod_array.hpp"
 #include "ec/bls12_381.hpp"
 
 namespace splitprove::cuda {
@@ -75,7 +76,7 @@ class DeviceBases {
   using Affine = typename C::Affine;
   static constexpr size_t kPointBytes = 2 * sizeof(typename C::F);
 
-  DeviceBases(DevicePool& pool, std::span<const Affine> points);
+  DeviceBases(DevicePool& pool, util::PodSpan<Affine> points);
   // Adopts a block already holding n points in the device layout (benchmarks fill it on the GPU).
   DeviceBases(DeviceBlock&& block, size_t n);
 

@@ -489,7 +489,7 @@ struct PhaseEvents {
 inline unsigned windows_for(unsigned c) { return 255 / c + 1; }
 
 template <class C>
-DeviceBases<C>::DeviceBases(DevicePool& pool, std::span<const Affine> points) : n_(points.size()) {
+DeviceBases<C>::DeviceBases(DevicePool& pool, util::PodSpan<Affine> points) : n_(points.size()) {
   with_context("cuda::DeviceBases", [&] {
     constexpr size_t L = sizeof(typename C::F) / 8;
     static_assert(kPointBytes == 2 * L * 8);
@@ -497,7 +497,7 @@ DeviceBases<C>::DeviceBases(DevicePool& pool, std::span<const Affine> points) : 
     upload_staged(blk_.get(), n_, kPointBytes, [&](size_t begin, size_t end, void* out) {
       auto* o = static_cast<uint64_t*>(out);
       for (size_t i = begin; i < end; ++i, o += 2 * L) {
-        const Affine& a = points[i];
+        const Affine a = points[i];
         if (a.is_identity()) {
           std::fill(o, o + 2 * L, uint64_t(0));
         } else {

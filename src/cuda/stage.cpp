@@ -130,10 +130,10 @@ class Gpu {
       rk->streamed = true;
       ++streamed_;
     } else {
-      rk->a = std::make_unique<DeviceBases<G1>>(*pool_, std::span(pk->a));
-      rk->b1 = std::make_unique<DeviceBases<G1>>(*pool_, std::span(pk->b1));
-      rk->l = std::make_unique<DeviceBases<G1>>(*pool_, std::span(pk->c));
-      rk->h = std::make_unique<DeviceBases<G1>>(*pool_, std::span(pk->h));
+      rk->a = std::make_unique<DeviceBases<G1>>(*pool_, pk->a.view());
+      rk->b1 = std::make_unique<DeviceBases<G1>>(*pool_, pk->b1.view());
+      rk->l = std::make_unique<DeviceBases<G1>>(*pool_, pk->c.view());
+      rk->h = std::make_unique<DeviceBases<G1>>(*pool_, pk->h.view());
       if (want_b2) upload_b2_locked(*rk, key);
       ++uploads_;
     }
@@ -196,12 +196,12 @@ namespace {
 // Σ scalars·bases on the device: resident bases when there are, else uploaded for this MSM only.
 template <class C>
 typename C::Jacobian run_msm(Gpu& g, const DeviceBases<C>* resident,
-                             std::span<const typename C::Affine> host_bases, const void* d_scalars,
+                             util::PodSpan<typename C::Affine> host_bases, const void* d_scalars,
                              std::size_t n, CUstream_st* stream) {
   if (n == 0) return C::Jacobian::identity();
   if (resident) return msm<C>(g.pool(), *resident, d_scalars, n, ScalarForm::montgomery, {},
                               nullptr, stream);
-  DeviceBases<C> tmp(g.pool(), host_bases.first(n));
+  DeviceBases<C> tmp(g.pool(), host_bases.subspan(0, n));
   return msm<C>(g.pool(), tmp, d_scalars, n, ScalarForm::montgomery, {}, nullptr, stream);
 }
 
@@ -309,7 +309,7 @@ class CudaGpuStage final : public pipeline::GpuStage<E> {
       db.reset();
       dc.reset();
       clock.lap(Phase::h);
-      out.h = run_msm<G1>(*g_, rk->h.get(), std::span(pk.h), da.get(), n, st.get());
+      out.h = run_msm<G1>(*g_, rk->h.get(), pk.h.view(), da.get(), n, st.get());
       clock.lap(Phase::h_msm);
     }
     DeviceBlock dz = upload(*g_, z.span(), st.get());
@@ -318,9 +318,9 @@ class CudaGpuStage final : public pipeline::GpuStage<E> {
     z.reset();
     clock.lap(Phase::free_host);
     const std::size_t vars = pk.n_vars, first_private = std::size_t(pk.n_public) + 1;
-    out.a = run_msm<G1>(*g_, rk->a.get(), std::span(pk.a), dz.get(), vars, st.get());
-    out.b1 = run_msm<G1>(*g_, rk->b1.get(), std::span(pk.b1), dz.get(), vars, st.get());
-    out.l = run_msm<G1>(*g_, rk->l.get(), std::span(pk.c), dz.as<Fr>() + first_private,
+    out.a = run_msm<G1>(*g_, rk->a.get(), pk.a.view(), dz.get(), vars, st.get());
+    out.b1 = run_msm<G1>(*g_, rk->b1.get(), pk.b1.view(), dz.get(), vars, st.get());
+    out.l = run_msm<G1>(*g_, rk->l.get(), pk.c.view(), dz.as<Fr>() + first_private,
                         vars - first_private, st.get());
     clock.lap(Phase::z_msms);
     clock.done();

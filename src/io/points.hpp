@@ -136,21 +136,17 @@ struct PointCodec {
   }
 };
 
-// Decodes bytes.size()/size points into `out` (resized), on the thread pool. On failure throws
-// Error(where + label + " " + i + ": " + problem) for the *lowest* failing index i, so the message
-// does not depend on scheduling: a chunk stops once it passes an index already known to fail.
-template <class E, class Affine, class Alloc>
-void decode_points(std::span<const uint8_t> bytes, std::vector<Affine, Alloc>& out,
-                   const std::string& where, bool check_subgroup, const char* label = "point") {
+// Checks the bytes.size()/size points of `bytes` (ranges, the curve, the subgroup when asked) on
+// the thread pool and hands each one to put(i, point) (from any worker, each index once). On
+// failure throws Error(where + label + " " + i + ": " + problem) for the *lowest* failing index i,
+// so the message does not depend on scheduling: a chunk stops once it passes an index already
+// known to fail. put may have been called for points before and after that one.
+template <class E, class Affine, class Put>
+void scan_points(std::span<const uint8_t> bytes, const std::string& where, bool check_subgroup,
+                 const char* label, const Put& put) {
   using Codec = PointCodec<E>;
   constexpr size_t kSize = Codec::template size_of<Affine>();
   const size_t n = bytes.size() / kSize;
-  // Huge pages for the megabytes of a key's point vectors: their first touch (by the workers
-  // below where `out` is a util::UninitVector, as a proving key's are; by resize otherwise) then
-  // takes a fault per 2 MiB, not per 4 KiB.
-  out.reserve(n);
-  util::advise_huge_pages(out.data(), n * sizeof(Affine));
-  out.resize(n);
   std::atomic<size_t> first_bad{std::numeric_limits<size_t>::max()};
   // 64 points per chunk at least: a G1 subgroup check is ~130 group doublings (~75 us on the dev
   // VM), so even the smallest chunk is milliseconds of work against microseconds of pool overhead;
@@ -166,26 +162,31 @@ void decode_points(std::span<const uint8_t> bytes, std::vector<Affine, Alloc>& o
         // lanes, after their range checks. A group with any problem is left to the loop below,
         // which checks point by point and reports the first problem.
         if constexpr (ec::CurveLanes<C>) {
+          Affine group[8];
+          const Affine* pts[8];
+          for (size_t l = 0; l < 8; ++l) pts[l] = &group[l];
           for (; !check_subgroup && i + 8 <= end; i += 8) {
             if (i > first_bad.load(std::memory_order_relaxed)) return;
             bool ok = true;
             __mmask8 live = 0;
-            const Affine* pts[8];
             for (size_t l = 0; l < 8 && ok; ++l) {
-              ok = Codec::decode(bytes.data() + (i + l) * kSize, out[i + l], false, false) ==
+              ok = Codec::decode(bytes.data() + (i + l) * kSize, group[l], false, false) ==
                    PointProblem::kNone;
-              if (!ok) break;  // out[i + l] is not written then
-              live |= __mmask8(!out[i + l].is_identity()) << l;
-              pts[l] = &out[i + l];
+              live |= __mmask8(ok && !group[l].is_identity()) << l;
             }
             if (!ok || (ec::on_curve8<C>(pts) & live) != live) break;
+            for (size_t l = 0; l < 8; ++l) put(i + l, group[l]);
           }
         }
 #endif
         for (; i < end; ++i) {
           if (i > first_bad.load(std::memory_order_relaxed)) return;
-          const PointProblem pr = Codec::decode(bytes.data() + i * kSize, out[i], check_subgroup);
-          if (pr == PointProblem::kNone) continue;
+          Affine a;
+          const PointProblem pr = Codec::decode(bytes.data() + i * kSize, a, check_subgroup);
+          if (pr == PointProblem::kNone) {
+            put(i, a);
+            continue;
+          }
           size_t cur = first_bad.load();
           while (i < cur && !first_bad.compare_exchange_weak(cur, i)) {
           }
@@ -199,6 +200,30 @@ void decode_points(std::span<const uint8_t> bytes, std::vector<Affine, Alloc>& o
     const PointProblem pr = Codec::decode(bytes.data() + bad * kSize, tmp, check_subgroup);
     throw Error(where + label + " " + std::to_string(bad) + ": " + describe(pr));
   }
+}
+
+// Checks the points of `bytes` (scan_points) without keeping them: for bytes that are used as
+// they are (the encoding is the in-memory layout of Affine, see ec::Curve::Affine).
+template <class E, class Affine>
+void check_points(std::span<const uint8_t> bytes, const std::string& where, bool check_subgroup,
+                  const char* label = "point") {
+  scan_points<E, Affine>(bytes, where, check_subgroup, label, [](size_t, const Affine&) {});
+}
+
+// Decodes the points of `bytes` into `out` (resized), checked as by scan_points.
+template <class E, class Affine, class Alloc>
+void decode_points(std::span<const uint8_t> bytes, std::vector<Affine, Alloc>& out,
+                   const std::string& where, bool check_subgroup, const char* label = "point") {
+  constexpr size_t kSize = PointCodec<E>::template size_of<Affine>();
+  const size_t n = bytes.size() / kSize;
+  // Huge pages for the megabytes of a key's point vectors: their first touch (by the workers
+  // below where `out` is a util::UninitVector; by resize otherwise) then takes a fault per 2 MiB,
+  // not per 4 KiB.
+  out.reserve(n);
+  util::advise_huge_pages(out.data(), n * sizeof(Affine));
+  out.resize(n);
+  scan_points<E, Affine>(bytes, where, check_subgroup, label,
+                         [&](size_t i, const Affine& a) { out[i] = a; });
 }
 
 }  // namespace splitprove::io

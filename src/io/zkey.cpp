@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstring>
 #include <limits>
+#include <memory>
 
 #include "io/binfile.hpp"
 #include "io/curve_id.hpp"
@@ -68,9 +69,12 @@ void decode_one(Cursor& c, Affine& out, const char* field, bool check_subgroup, 
 
 }  // namespace
 
+// With `mapping` (the object that owns `bytes`, a mapped file), the point sections are checked
+// and then used where they lie; without it they are decoded into the key's own arrays.
 template <class E>
-zk::ProvingKey<E> parse_zkey(std::span<const uint8_t> bytes, const std::string& name,
-                             const ZkeyReadOptions& opt, ZkeyMeta* meta) {
+zk::ProvingKey<E> parse_zkey_from(std::span<const uint8_t> bytes, const std::string& name,
+                                  const ZkeyReadOptions& opt, ZkeyMeta* meta,
+                                  std::shared_ptr<const void> mapping) {
   using Fr = typename E::Fr;
   using Codec = PointCodec<E>;
   constexpr uint32_t kN8q = uint32_t(Codec::kFp);
@@ -202,11 +206,24 @@ zk::ProvingKey<E> parse_zkey(std::span<const uint8_t> bytes, const std::string& 
   }
 
   decode_points<E>(sec(kIC), pk.ic, where(kIC), sub);
-  decode_points<E>(sec(kA), pk.a, where(kA), sub);
-  decode_points<E>(sec(kB1), pk.b1, where(kB1), sub);
-  decode_points<E>(sec(kB2), pk.b2, where(kB2), sub);
-  decode_points<E>(sec(kC), pk.c, where(kC), sub);
-  decode_points<E>(sec(kH), pk.h, where(kH), sub);
+  auto points = [&](uint32_t id, auto& arr) {
+    using Affine = typename std::decay_t<decltype(arr)>::value_type;
+    const auto bytes = sec(id);
+    if (mapping) {
+      check_points<E, Affine>(bytes, where(id), sub);
+      arr = util::PodArray<Affine>::borrow(mapping, reinterpret_cast<const std::byte*>(bytes.data()),
+                                           bytes.size() / sizeof(Affine));
+    } else {
+      util::UninitVector<Affine> v;
+      decode_points<E>(bytes, v, where(id), sub);
+      arr = std::move(v);
+    }
+  };
+  points(kA, pk.a);
+  points(kB1, pk.b1);
+  points(kB2, pk.b2);
+  points(kC, pk.c);
+  points(kH, pk.h);
 
   ZkeyMeta m;
   if (f.count(kContributions)) {
@@ -261,9 +278,16 @@ zk::ProvingKey<E> parse_zkey(std::span<const uint8_t> bytes, const std::string& 
 }
 
 template <class E>
+zk::ProvingKey<E> parse_zkey(std::span<const uint8_t> bytes, const std::string& name,
+                             const ZkeyReadOptions& opt, ZkeyMeta* meta) {
+  return parse_zkey_from<E>(bytes, name, opt, meta, nullptr);
+}
+
+template <class E>
 zk::ProvingKey<E> read_zkey(const std::string& path, const ZkeyReadOptions& opt, ZkeyMeta* meta) {
-  MappedFile m(path);
-  return parse_zkey<E>(m.bytes(), path, opt, meta);
+  auto m = std::make_shared<const MappedFile>(path);
+  return parse_zkey_from<E>(m->bytes(), path, opt, meta,
+                            opt.map_points ? m : std::shared_ptr<const MappedFile>());
 }
 
 namespace {

@@ -7,8 +7,15 @@
 // zk::Coefficient). Sections are read by id in any order; everything is validated: sizes against
 // counts, primes, field ranges, every point on the curve and in its subgroup.
 //
-// The reader maps the file and decodes each section straight into the key's vectors (one pass, in
-// parallel): a 1 GB key is never copied whole.
+// The reader maps the file (read_zkey). The point sections A, B1, B2, C and H (all but a few
+// hundred bytes of a large key) are checked in place, in parallel, and then used where they lie:
+// the encoding is the in-memory layout of ec::Curve::Affine, so the key's point arrays
+// (util::PodArray) borrow the mapping, which they keep alive, instead of copying ~0.4 GiB into
+// fresh memory for a 2^20-constraint BN254 circuit. The pages are the file's page cache: shared
+// with other processes reading the key, and clean (the kernel can drop and re-read them under
+// memory pressure). The file must therefore not be changed in place while a key read from it is
+// in use (replace it by renaming a new file over it); ZkeyReadOptions::map_points = false copies
+// the points instead. parse_zkey (bytes owned by the caller) always copies.
 #include <array>
 #include <cstdint>
 #include <span>
@@ -36,6 +43,8 @@ struct ZkeyReadOptions {
   // pipeline) has already validated: it is most of the read time (~2 scalar multiplications by
   // the 64-bit BLS parameter per G1 point). Range and curve checks always run.
   bool check_subgroup = true;
+  // read_zkey: use the point sections where the file is mapped (see above); false copies them.
+  bool map_points = true;
 };
 
 // snarkjs `groth16 setup` order; `zkey contribute` writes 1..10 instead.

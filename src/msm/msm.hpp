@@ -13,7 +13,8 @@
 //     k1·P + k2·E(P) with ~128-bit k1, k2, so the windows cover half as many bits;
 //   * the work is cut into (window, slice of the tail) tasks, run by util::parallel_for.
 //
-// Entry points take bases in affine form and scalars either as Fr elements (Montgomery form) or as
+// Entry points take bases in affine form (a util::PodSpan: a std::span or vector of points, or a
+// proving key's points where its file is mapped, at any alignment) and scalars either as Fr elements (Montgomery form) or as
 // canonical little-endian limbs (< r), the form in which .wtns files store witnesses. The batch
 // variants run several scalar vectors over the same bases in one call (the partitions of one proof
 // share a proving key), with all their tasks scheduled together.
@@ -28,6 +29,7 @@
 #include <vector>
 
 #include "ff/bigint.hpp"
+#include "util/pod_array.hpp"
 
 namespace splitprove::msm {
 
@@ -52,22 +54,22 @@ using Limbs = ff::Limbs<C::Fr::N>;
 
 // sum_i scalars[i]·bases[i]. bases.size() must equal scalars.size().
 template <class C>
-typename C::Jacobian msm(std::span<const typename C::Affine> bases,
+typename C::Jacobian msm(util::PodSpan<typename C::Affine> bases,
                          std::span<const typename C::Fr> scalars, const Options& opt = {});
 
 // The same with scalars as canonical little-endian integers; each must be < r.
 template <class C>
-typename C::Jacobian msm_canonical(std::span<const typename C::Affine> bases,
+typename C::Jacobian msm_canonical(util::PodSpan<typename C::Affine> bases,
                                    std::span<const Limbs<C>> scalars, const Options& opt = {});
 
 // One result per scalar vector; each vector must be as long as bases.
 template <class C>
 std::vector<typename C::Jacobian> msm_batch(
-    std::span<const typename C::Affine> bases,
+    util::PodSpan<typename C::Affine> bases,
     std::span<const std::span<const typename C::Fr>> scalars, const Options& opt = {});
 template <class C>
 std::vector<typename C::Jacobian> msm_batch_canonical(
-    std::span<const typename C::Affine> bases, std::span<const std::span<const Limbs<C>>> scalars,
+    util::PodSpan<typename C::Affine> bases, std::span<const std::span<const Limbs<C>>> scalars,
     const Options& opt = {});
 
 // An upper bound of the memory one call allocates besides its result, for `vectors` scalar vectors
@@ -79,7 +81,7 @@ size_t scratch_bytes(size_t n, size_t vectors = 1, const Options& opt = {});
 
 // The reference: binary double-and-add per term, summed in Jacobian form. Slow; for tests.
 template <class C>
-typename C::Jacobian msm_naive(std::span<const typename C::Affine> bases,
+typename C::Jacobian msm_naive(util::PodSpan<typename C::Affine> bases,
                                std::span<const typename C::Fr> scalars);
 
 }  // namespace splitprove::msm

@@ -140,9 +140,9 @@ struct Tail {
 // The point a tail word names (see Tail), negated when `neg` (a negative digit).
 template <class C>
 struct Points {
-  std::span<const typename C::Affine> bases, endo;
+  util::PodSpan<typename C::Affine> bases, endo;
   typename C::Affine operator()(uint32_t word, bool neg) const {
-    const auto& p = (word & kEndoBit) ? endo[word & kPosMask] : bases[word & kPosMask];
+    const typename C::Affine p = (word & kEndoBit) ? endo[word & kPosMask] : bases[word & kPosMask];
     return neg != bool(word & kNegBit) ? -p : p;
   }
 };
@@ -171,7 +171,7 @@ constexpr unsigned glv_bits() {
 }
 
 template <class C>
-void glv_expand(std::span<const typename C::Affine> bases, Tail<C>& t) {
+void glv_expand(util::PodSpan<typename C::Affine> bases, Tail<C>& t) {
   if constexpr (has_glv<C>()) {
     using Glv = typename C::Params::Glv;
     const size_t n = t.index.size();
@@ -209,7 +209,7 @@ inline size_t slice_begin(size_t n, size_t parts, size_t i) {
 // for an invalid scalar; canonical(i) returns the canonical limbs of a tail scalar. With `glv`
 // (the call may split the scalars) the tail's vectors get room for the split's second half.
 template <class C, class Kind, class Canonical>
-Tail<C> classify(std::span<const typename C::Affine> bases, size_t n, const Kind& kind,
+Tail<C> classify(util::PodSpan<typename C::Affine> bases, size_t n, const Kind& kind,
                  const Canonical& canonical, bool glv) {
   using Xyzz = typename C::Xyzz;
   Tail<C> out;
@@ -961,7 +961,7 @@ bool glv_pays(size_t tail, size_t vectors, const Options& opt) {
 }
 
 template <class C>
-std::vector<typename C::Jacobian> run(std::span<const typename C::Affine> bases,
+std::vector<typename C::Jacobian> run(util::PodSpan<typename C::Affine> bases,
                                       std::vector<Tail<C>>& tails, const Options& opt) {
   using Xyzz = typename C::Xyzz;
   using Jacobian = typename C::Jacobian;
@@ -1024,7 +1024,7 @@ bool is_one_limbs(const Limbs<C>& k) {
 }
 
 template <class C>
-Tail<C> classify_fr(std::span<const typename C::Affine> bases,
+Tail<C> classify_fr(util::PodSpan<typename C::Affine> bases,
                     std::span<const typename C::Fr> scalars, bool glv) {
   return classify<C>(
       bases, scalars.size(),
@@ -1035,7 +1035,7 @@ Tail<C> classify_fr(std::span<const typename C::Affine> bases,
 }
 
 template <class C>
-Tail<C> classify_canonical(std::span<const typename C::Affine> bases,
+Tail<C> classify_canonical(util::PodSpan<typename C::Affine> bases,
                            std::span<const Limbs<C>> scalars, const std::string& where,
                            bool glv) {
   return classify<C>(
@@ -1060,7 +1060,7 @@ inline void check_sizes(size_t bases, size_t scalars, const std::string& where) 
 }  // namespace detail
 
 template <class C>
-typename C::Jacobian msm(std::span<const typename C::Affine> bases,
+typename C::Jacobian msm(util::PodSpan<typename C::Affine> bases,
                          std::span<const typename C::Fr> scalars, const Options& opt) {
   detail::check_sizes(bases.size(), scalars.size(), "msm: ");
   std::vector<detail::Tail<C>> tails;
@@ -1069,7 +1069,7 @@ typename C::Jacobian msm(std::span<const typename C::Affine> bases,
 }
 
 template <class C>
-typename C::Jacobian msm_canonical(std::span<const typename C::Affine> bases,
+typename C::Jacobian msm_canonical(util::PodSpan<typename C::Affine> bases,
                                    std::span<const Limbs<C>> scalars, const Options& opt) {
   detail::check_sizes(bases.size(), scalars.size(), "msm: ");
   std::vector<detail::Tail<C>> tails;
@@ -1079,7 +1079,7 @@ typename C::Jacobian msm_canonical(std::span<const typename C::Affine> bases,
 
 template <class C>
 std::vector<typename C::Jacobian> msm_batch(
-    std::span<const typename C::Affine> bases,
+    util::PodSpan<typename C::Affine> bases,
     std::span<const std::span<const typename C::Fr>> scalars, const Options& opt) {
   std::vector<detail::Tail<C>> tails;
   tails.reserve(scalars.size());
@@ -1093,7 +1093,7 @@ std::vector<typename C::Jacobian> msm_batch(
 
 template <class C>
 std::vector<typename C::Jacobian> msm_batch_canonical(
-    std::span<const typename C::Affine> bases, std::span<const std::span<const Limbs<C>>> scalars,
+    util::PodSpan<typename C::Affine> bases, std::span<const std::span<const Limbs<C>>> scalars,
     const Options& opt) {
   std::vector<detail::Tail<C>> tails;
   tails.reserve(scalars.size());
@@ -1170,7 +1170,7 @@ size_t scratch_bytes(size_t n, size_t vectors, const Options& opt) {
 }
 
 template <class C>
-typename C::Jacobian msm_naive(std::span<const typename C::Affine> bases,
+typename C::Jacobian msm_naive(util::PodSpan<typename C::Affine> bases,
                                std::span<const typename C::Fr> scalars) {
   using Jacobian = typename C::Jacobian;
   detail::check_sizes(bases.size(), scalars.size(), "msm_naive: ");
@@ -1190,14 +1190,14 @@ typename C::Jacobian msm_naive(std::span<const typename C::Affine> bases,
 // The instantiation list of this layer, over a curve group C (ec/curve.hpp): msm_<curve>.cpp
 // expands it for the curve's G1 and G2, one line each.
 #define SPLITPROVE_MSM_INSTANTIATE(C)                                                              \
-  template C::Jacobian msm<C>(std::span<const C::Affine>, std::span<const C::Fr>, const Options&); \
-  template C::Jacobian msm_canonical<C>(std::span<const C::Affine>, std::span<const Limbs<C>>,     \
+  template C::Jacobian msm<C>(util::PodSpan<C::Affine>, std::span<const C::Fr>, const Options&); \
+  template C::Jacobian msm_canonical<C>(util::PodSpan<C::Affine>, std::span<const Limbs<C>>,     \
                                         const Options&);                                           \
   template std::vector<C::Jacobian> msm_batch<C>(                                                  \
-      std::span<const C::Affine>, std::span<const std::span<const C::Fr>>, const Options&);        \
+      util::PodSpan<C::Affine>, std::span<const std::span<const C::Fr>>, const Options&);        \
   template std::vector<C::Jacobian> msm_batch_canonical<C>(                                        \
-      std::span<const C::Affine>, std::span<const std::span<const Limbs<C>>>, const Options&);     \
+      util::PodSpan<C::Affine>, std::span<const std::span<const Limbs<C>>>, const Options&);     \
   template size_t scratch_bytes<C>(size_t, size_t, const Options&);                                \
-  template C::Jacobian msm_naive<C>(std::span<const C::Affine>, std::span<const C::Fr>);
+  template C::Jacobian msm_naive<C>(util::PodSpan<C::Affine>, std::span<const C::Fr>);
 
 }  // namespace splitprove::msm

@@ -101,8 +101,11 @@ ProvingKey<E> dev_setup(const io::R1cs<E>& r1cs, const Progress& progress, HBasi
   report("B1", 0.35);
   pk.b1 = g1_points(v);
   report("B2 (G2)", 0.45);
-  pk.b2.resize(n_vars);
-  g2.mul_batch(v, pk.b2);
+  {
+    util::UninitVector<typename E::G2Affine> b2(n_vars);
+    g2.mul_batch(v, b2);
+    pk.b2 = std::move(b2);
+  }
   report("C", 0.7);
   pk.c = g1_points(cc);
   report("H", 0.8);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "util/memory.hpp"
+#include "util/pod_array.hpp"
 
 #include "zk/curves.hpp"
 
@@ -59,11 +60,13 @@ struct ProvingKey {
   // The large vectors are filled by the pool's workers (io::decode_points, the readers, the
   // setup), so they are not zeroed first (util/memory.hpp).
   util::UninitVector<Coefficient<E>> coeffs;  // A and B entries, in file order (C is not stored)
-  util::UninitVector<G1Affine> a;      // n_vars
-  util::UninitVector<G1Affine> b1;     // n_vars
-  util::UninitVector<G2Affine> b2;     // n_vars
-  util::UninitVector<G1Affine> c;      // n_vars - n_public - 1 (a.k.a. L: private wires only)
-  util::UninitVector<G1Affine> h;      // domain_size
+  // The point arrays are read-only: owned (the setup, a key parsed from bytes) or the points of
+  // a mapped .zkey used where they lie (io::read_zkey); copies of a key share them.
+  util::PodArray<G1Affine> a;   // n_vars
+  util::PodArray<G1Affine> b1;  // n_vars
+  util::PodArray<G2Affine> b2;  // n_vars
+  util::PodArray<G1Affine> c;   // n_vars - n_public - 1 (a.k.a. L: private wires only)
+  util::PodArray<G1Affine> h;   // domain_size
   HBasis h_basis = HBasis::odd_coset;  // what the points of h are (see HBasis)
 };
 
