@@ -635,6 +635,47 @@ TEST(BadFiles, PointsOffCurveOutsideSubgroupOrOutOfRange) {
   }
 }
 
+// The verifying key alone: equal to the full read's, fully checked, and the proving sections are
+// not read (a bad A point does not stop it; a bad IC point, a point outside the subgroup in the
+// header or a proving section of the wrong size does).
+TEST(Zkey, VerifyingKeyAloneSkipsTheProvingSections) {
+  const auto path = (std::filesystem::temp_directory_path() /
+                     ("splitprove_test_vk_" + std::to_string(::getpid()) + ".zkey"))
+                        .string();
+  for (const char* c : kCircuits) {
+    const auto fx = fixture(std::string(c) + ".zkey");
+    SCOPED_TRACE(fx);
+    const auto vk = read_zkey_verifying_key<E>(fx);
+    const auto full = zk::verifying_key(read_zkey<E>(fx));
+    EXPECT_EQ(vk.n_public, full.n_public);
+    EXPECT_TRUE(vk.alpha1 == full.alpha1 && vk.beta2 == full.beta2 && vk.gamma2 == full.gamma2 &&
+                vk.delta2 == full.delta2);
+    EXPECT_EQ(vk.ic, full.ic);
+  }
+  const auto b = bytes_of(fixture("mixed.zkey"));
+  {
+    Container c(b);
+    store_le(Fp::MOD, c.payload(5).data());  // A point 0: x >= q
+    write_file(path, c.bytes());
+    EXPECT_NO_THROW(read_zkey_verifying_key<E>(path));
+    expect_error([&] { read_zkey<E>(path); }, {"section 5 (A): point 0: coordinate x"});
+  }
+  {
+    Container c(b);
+    put_g1(c.payload(3), 1, point_outside_g1());
+    write_file(path, c.bytes());
+    expect_error([&] { read_zkey_verifying_key<E>(path); },
+                 {path + ": section 3 (IC): point 1: not in the prime-order subgroup"});
+  }
+  {
+    Container c(b);
+    c.payload(9).resize(c.payload(9).size() - Codec::kG1);
+    write_file(path, c.bytes());
+    expect_error([&] { read_zkey_verifying_key<E>(path); }, {"section 9 (H): size "});
+  }
+  std::filesystem::remove(path);
+}
+
 TEST(BadFiles, ZkeyHeaderCountsAndCoefficients) {
   const auto b = bytes_of(fixture("multiplier_0000.zkey"));
   const size_t counts = 4 + 48 + 4 + 32;  // nVars, nPublic, domainSize follow the primes

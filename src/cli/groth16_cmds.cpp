@@ -98,8 +98,7 @@ void run_verify(const std::string& vkey, const std::string& pub_path, const std:
 
 template <class E>
 void run_export_vkey(const std::string& zkey, const std::string& out) {
-  auto pk = io::read_zkey<E>(zkey);
-  io::write_vkey_json<E>(out, zk::verifying_key(pk));
+  io::write_vkey_json<E>(out, io::read_zkey_verifying_key<E>(zkey));
 }
 
 template <class E>

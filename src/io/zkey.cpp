@@ -70,11 +70,14 @@ void decode_one(Cursor& c, Affine& out, const char* field, bool check_subgroup, 
 }  // namespace
 
 // With `mapping` (the object that owns `bytes`, a mapped file), the point sections are checked
-// and then used where they lie; without it they are decoded into the key's own arrays.
+// and then used where they lie; without it they are decoded into the key's own arrays. Without
+// `proving_sections` the coefficients and the A, B1, B2, C, H points are not read (their sizes
+// are still checked against the header): the key then holds the verifying part only.
 template <class E>
 zk::ProvingKey<E> parse_zkey_from(std::span<const uint8_t> bytes, const std::string& name,
                                   const ZkeyReadOptions& opt, ZkeyMeta* meta,
-                                  std::shared_ptr<const void> mapping) {
+                                  std::shared_ptr<const void> mapping,
+                                  bool proving_sections = true) {
   using Fr = typename E::Fr;
   using Codec = PointCodec<E>;
   constexpr uint32_t kN8q = uint32_t(Codec::kFp);
@@ -152,7 +155,7 @@ zk::ProvingKey<E> parse_zkey_from(std::span<const uint8_t> bytes, const std::str
   expect_size(kC, n_private, Codec::kG1, "nVars - nPublic - 1");
   expect_size(kH, pk.domain_size, Codec::kG1, "domainSize");
 
-  {
+  if (proving_sections) {
     Cursor c(sec(kCoeffs), where(kCoeffs));
     const uint32_t n = c.u32("nCoefs");
     if (c.remaining() != uint64_t(n) * kCoeffBytes<E>)
@@ -219,11 +222,13 @@ zk::ProvingKey<E> parse_zkey_from(std::span<const uint8_t> bytes, const std::str
       arr = std::move(v);
     }
   };
-  points(kA, pk.a);
-  points(kB1, pk.b1);
-  points(kB2, pk.b2);
-  points(kC, pk.c);
-  points(kH, pk.h);
+  if (proving_sections) {
+    points(kA, pk.a);
+    points(kB1, pk.b1);
+    points(kB2, pk.b2);
+    points(kC, pk.c);
+    points(kH, pk.h);
+  }
 
   ZkeyMeta m;
   if (f.count(kContributions)) {
@@ -288,6 +293,12 @@ zk::ProvingKey<E> read_zkey(const std::string& path, const ZkeyReadOptions& opt,
   auto m = std::make_shared<const MappedFile>(path);
   return parse_zkey_from<E>(m->bytes(), path, opt, meta,
                             opt.map_points ? m : std::shared_ptr<const MappedFile>());
+}
+
+template <class E>
+zk::VerifyingKey<E> read_zkey_verifying_key(const std::string& path) {
+  const MappedFile m(path);
+  return zk::verifying_key(parse_zkey_from<E>(m.bytes(), path, {}, nullptr, nullptr, false));
 }
 
 namespace {
@@ -478,6 +489,7 @@ void check_zkey_matches_r1cs(const zk::ProvingKey<E>& pk, const std::string& zke
 template zk::ProvingKey<zk::Bls12_381> parse_zkey<zk::Bls12_381>(std::span<const uint8_t>,
                                                                  const std::string&,
                                                                  const ZkeyReadOptions&, ZkeyMeta*);
+template zk::VerifyingKey<zk::Bls12_381> read_zkey_verifying_key<zk::Bls12_381>(const std::string&);
 template zk::ProvingKey<zk::Bls12_381> read_zkey<zk::Bls12_381>(const std::string&,
                                                                 const ZkeyReadOptions&, ZkeyMeta*);
 template void write_zkey<zk::Bls12_381>(const std::string&, const zk::ProvingKey<zk::Bls12_381>&,
@@ -490,6 +502,7 @@ template void check_zkey_matches_r1cs<zk::Bls12_381>(const zk::ProvingKey<zk::Bl
 template zk::ProvingKey<zk::Bn254> parse_zkey<zk::Bn254>(std::span<const uint8_t>,
                                                          const std::string&, const ZkeyReadOptions&,
                                                          ZkeyMeta*);
+template zk::VerifyingKey<zk::Bn254> read_zkey_verifying_key<zk::Bn254>(const std::string&);
 template zk::ProvingKey<zk::Bn254> read_zkey<zk::Bn254>(const std::string&, const ZkeyReadOptions&,
                                                         ZkeyMeta*);
 template void write_zkey<zk::Bn254>(const std::string&, const zk::ProvingKey<zk::Bn254>&,
