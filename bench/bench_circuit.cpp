@@ -124,13 +124,15 @@ void zkey_ab(benchmark::State& state) {
   pk.n_vars = cs.n_vars();
   pk.n_public = cs.n_public;
   pk.domain_size = uint32_t(cs.domain_size());
-  pk.coeffs.reserve(cs.a.entries.size() + cs.b.entries.size() + cs.n_public + 1);
+  util::UninitVector<zk::Coefficient<E>> coeffs;
+  coeffs.reserve(cs.a.entries.size() + cs.b.entries.size() + cs.n_public + 1);
   for (uint32_t i = 0; i < cs.n_constraints; ++i) {
-    for (const auto& e : cs.a.row(i)) pk.coeffs.push_back({zk::Matrix::kA, i, e.col, cs.coeffs[e.coeff]});
-    for (const auto& e : cs.b.row(i)) pk.coeffs.push_back({zk::Matrix::kB, i, e.col, cs.coeffs[e.coeff]});
+    for (const auto& e : cs.a.row(i)) coeffs.push_back({zk::Matrix::kA, i, e.col, cs.coeffs[e.coeff]});
+    for (const auto& e : cs.b.row(i)) coeffs.push_back({zk::Matrix::kB, i, e.col, cs.coeffs[e.coeff]});
   }
   for (uint32_t j = 0; j <= cs.n_public; ++j)
-    pk.coeffs.push_back({zk::Matrix::kA, cs.n_constraints + j, j, Fr::one()});
+    coeffs.push_back({zk::Matrix::kA, cs.n_constraints + j, j, Fr::one()});
+  pk.coeffs = std::move(coeffs);
   const size_t n = cs.domain_size();
   std::vector<Fr> a(n), b(n), c(n);
   for (auto _ : state) {

@@ -99,13 +99,15 @@ int main(int argc, char** argv) {
     pk.b2 = std::vector(g2.begin(), g2.end());
     pk.c = std::vector(g1.begin() + 2, g1.end());
     pk.h = std::vector(g1.begin(), g1.end());
-    pk.coeffs.reserve(2 * size_t(n));
+    util::UninitVector<zk::Coefficient<E>> coeffs;
+    coeffs.reserve(2 * size_t(n));
     for (uint32_t r = 0; r < n_constraints; ++r) {
-      pk.coeffs.push_back({zk::Matrix::kA, r, (r * 7 + 2) % n, E::Fr::from_u64(r + 1)});
-      pk.coeffs.push_back({zk::Matrix::kB, r, (r * 13 + 3) % n, -E::Fr::one()});
+      coeffs.push_back({zk::Matrix::kA, r, (r * 7 + 2) % n, E::Fr::from_u64(r + 1)});
+      coeffs.push_back({zk::Matrix::kB, r, (r * 13 + 3) % n, -E::Fr::one()});
     }
     for (uint32_t i = 0; i <= pk.n_public; ++i)
-      pk.coeffs.push_back({zk::Matrix::kA, n_constraints + i, i, E::Fr::one()});
+      coeffs.push_back({zk::Matrix::kA, n_constraints + i, i, E::Fr::one()});
+    pk.coeffs = std::move(coeffs);
     const double t1 = now_s();
     io::write_zkey<E>(path, pk);
     std::printf("generated in %.2f s, wrote %.1f MiB in %.2f s\n", t1 - t0,

@@ -88,7 +88,10 @@ TEST(CircuitProve, PorepProvesAndVerifies) {
     for (size_t i = 0; i < shape.domain_size; ++i) ASSERT_EQ(buf.c[i], a[i] * b[i]) << i;
     // B density: exactly the wires with a B coefficient in the key.
     std::vector<bool> bd(shape.n_vars, false), ad(shape.n_vars, false);
-    for (const auto& co : pk.coeffs) (co.matrix == zk::Matrix::kB ? bd : ad)[co.col] = true;
+    for (size_t k = 0; k < pk.coeffs.size(); ++k) {
+      const auto co = pk.coeffs[k];
+      (co.matrix == zk::Matrix::kB ? bd : ad)[co.col] = true;
+    }
     EXPECT_EQ(bd, cs->b_density);
     EXPECT_EQ(ad, cs->a_density);
 

@@ -221,7 +221,7 @@ TYPED_TEST(Groth16, DevSetupMatchesSnarkjsLayout) {
     EXPECT_EQ(ours.coeffs[i].matrix, sj.coeffs[i].matrix) << i;
     EXPECT_EQ(ours.coeffs[i].row, sj.coeffs[i].row) << i;
     EXPECT_EQ(ours.coeffs[i].col, sj.coeffs[i].col) << i;
-    EXPECT_EQ(ours.coeffs[i].value, sj.coeffs[i].value) << i;
+    EXPECT_EQ(ours.coeffs[i].value(), sj.coeffs[i].value()) << i;
   }
   EXPECT_EQ(ours.h.size(), sj.h.size());
   EXPECT_EQ(ours.c.size(), sj.c.size());

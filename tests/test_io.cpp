@@ -259,7 +259,7 @@ TEST(Zkey, WriteZkeyToFileReadsBack) {
   std::filesystem::remove(out);
 }
 
-// read_zkey uses the point sections where the file is mapped; the points are the same as decoded
+// read_zkey uses the point and coefficient sections where the file is mapped; they are the same as decoded
 // copies (parse_zkey, map_points = false), at whatever alignment the sections have, and the key
 // keeps the mapping alive for as long as it (or a copy of it) lives.
 TEST(Zkey, PointsAreUsedWhereTheFileIsMapped) {
@@ -278,7 +278,7 @@ TEST(Zkey, PointsAreUsedWhereTheFileIsMapped) {
       {
         const auto mapped = read_zkey<E>(path);
         EXPECT_TRUE(mapped.a.borrowed() && mapped.b1.borrowed() && mapped.b2.borrowed() &&
-                    mapped.h.borrowed());
+                    mapped.h.borrowed() && mapped.coeffs.borrowed());
         pk = mapped;  // the copy shares the mapping; the original dies here
       }
       const auto copied = parse_zkey<E>(bytes_of(path), path);
@@ -292,6 +292,13 @@ TEST(Zkey, PointsAreUsedWhereTheFileIsMapped) {
         EXPECT_TRUE(same(pk.b2, k->b2));
         EXPECT_TRUE(same(pk.c, k->c));
         EXPECT_TRUE(same(pk.h, k->h));
+        ASSERT_EQ(pk.coeffs.size(), k->coeffs.size());
+        for (size_t i = 0; i < pk.coeffs.size(); ++i) {
+          const auto x = pk.coeffs[i], y = k->coeffs[i];
+          ASSERT_TRUE(x.matrix == y.matrix && x.row == y.row && x.col == y.col &&
+                      x.value() == y.value())
+              << "coefficient " << i;
+        }
       }
       for (const auto* v : {&pk.a.view(), &pk.b1.view(), &pk.c.view(), &pk.h.view()})
         unaligned += !v->aligned().has_value();
@@ -632,6 +639,29 @@ TEST(BadFiles, PointsOffCurveOutsideSubgroupOrOutOfRange) {
     std::fill(d.payload(2).begin() + alpha, d.payload(2).begin() + alpha + 96, uint8_t(0));
     expect_error([&] { parse_zkey<E>(d.bytes(), "k.zkey"); },
                  {"alpha_1: the point at infinity is not allowed"});
+  }
+}
+
+// A coefficient is its .zkey record: matrix, row, wire (u32 LE), then coef·R² mod r in 8·N bytes.
+TEST(Zkey, CoefficientIsTheRecordLayout) {
+  static_assert(sizeof(zk::Coefficient<E>) == 12 + 8 * Fr::N);
+  std::mt19937_64 rng(7);
+  const Fr r_as_value = Fr::from_mont(Fr::R2);  // the field element R
+  for (int t = 0; t < 50; ++t) {
+    Fr v = Fr::from_u64(rng()) * Fr::from_u64(rng()) * Fr::from_u64(rng());
+    if (t == 0) v = Fr::one();
+    if (t == 1) v = -Fr::one();
+    const zk::Coefficient<E> c(zk::Matrix::kB, 7 + uint32_t(t), 123456, v);
+    EXPECT_EQ(c.value(), v);
+    EXPECT_EQ(c.scaled(), v * r_as_value);
+    uint8_t bytes[sizeof(c)];
+    std::memcpy(bytes, &c, sizeof(c));
+    uint32_t head[3];
+    std::memcpy(head, bytes, 12);
+    EXPECT_EQ(head[0], 1u);
+    EXPECT_EQ(head[1], 7u + uint32_t(t));
+    EXPECT_EQ(head[2], 123456u);
+    EXPECT_EQ(load_le<Fr::N>(bytes + 12), Fr::mont_mul(v.mont(), Fr::R2));
   }
 }
 

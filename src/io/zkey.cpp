@@ -164,7 +164,9 @@ zk::ProvingKey<E> parse_zkey_from(std::span<const uint8_t> bytes, const std::str
              std::to_string(4 + uint64_t(n) * kCoeffBytes<E>) +
              " for nCoefs = " + std::to_string(n));
     const auto data = c.take(c.remaining(), "coefficients");
-    pk.coeffs.resize(n);
+    // Checked in place; then, like the points, used where they lie (the record is the layout of
+    // zk::Coefficient) or copied as they are.
+    static_assert(sizeof(zk::Coefficient<E>) == kCoeffBytes<E>);
     // Lowest bad entry wins (see decode_points); the message is rebuilt serially afterwards.
     std::atomic<size_t> first_bad{std::numeric_limits<size_t>::max()};
     util::parallel_for(
@@ -184,10 +186,6 @@ zk::ProvingKey<E> parse_zkey_from(std::span<const uint8_t> bytes, const std::str
               }
               return;
             }
-            // v = coef·R² mod r, i.e. the Montgomery form of coef·R; one Montgomery reduction
-            // (a product with 1) removes one R and leaves coef·R, the Montgomery form of coef.
-            pk.coeffs[i] = {zk::Matrix(m), row, col,
-                            Fr::from_mont(Fr::mont_mul(v, ff::from_u64<Fr::N>(1)))};
           }
         },
         4096);
@@ -205,6 +203,14 @@ zk::ProvingKey<E> parse_zkey_from(std::span<const uint8_t> bytes, const std::str
       if (col >= pk.n_vars)
         c.fail(at + "wire " + std::to_string(col) + " >= nVars = " + std::to_string(pk.n_vars));
       c.fail(at + "value is not below r");
+    }
+    const auto* records = reinterpret_cast<const std::byte*>(data.data());
+    if (mapping) {
+      pk.coeffs = util::PodArray<zk::Coefficient<E>>::borrow(mapping, records, n);
+    } else {
+      util::UninitVector<zk::Coefficient<E>> v(n);
+      if (n) std::memcpy(static_cast<void*>(v.data()), records, data.size());
+      pk.coeffs = std::move(v);
     }
   }
 
@@ -373,15 +379,10 @@ void write_zkey_to(ByteSink& s, const zk::ProvingKey<E>& pk, const ZkeyWriteOpti
         for (size_t i = 0; i < pk.coeffs.size(); i += kChunk) {
           const size_t n = std::min(kChunk, pk.coeffs.size() - i);
           buf.resize(n * kCoeffBytes<E>);
+          // A record is the layout of zk::Coefficient (matrix, row, wire, coef·R² mod r).
           for (size_t k = 0; k < n; ++k) {
-            const auto& e = pk.coeffs[i + k];
-            uint8_t* p = buf.data() + k * kCoeffBytes<E>;
-            const uint32_t m = uint32_t(e.matrix);
-            std::memcpy(p, &m, 4);
-            std::memcpy(p + 4, &e.row, 4);
-            std::memcpy(p + 8, &e.col, 4);
-            // coef·R² = MontMul(coef·R, R² mod r) (the inverse of the reader's reduction).
-            store_le(Fr::mont_mul(e.value.mont(), Fr::R2), p + 12);
+            const zk::Coefficient<E> e = pk.coeffs[i + k];
+            std::memcpy(buf.data() + k * kCoeffBytes<E>, &e, kCoeffBytes<E>);
           }
           s.write(buf.data(), buf.size());
         }
@@ -466,11 +467,11 @@ void check_zkey_matches_r1cs(const zk::ProvingKey<E>& pk, const std::string& zke
     if (k >= pk.coeffs.size())
       throw Error(both + "the key has " + std::to_string(pk.coeffs.size()) +
                   " coefficients, the circuit more (" + mn + " row " + std::to_string(row) + ")");
-    const auto& e = pk.coeffs[k];
-    if (e.matrix != m || e.row != row || e.col != col || !(e.value == v))
+    const zk::Coefficient<E> e = pk.coeffs[k];
+    if (e.matrix != m || e.row != row || e.col != col || !(e.value() == v))
       throw Error(both + "coefficient " + std::to_string(k) + " is (" +
                   (e.matrix == zk::Matrix::kA ? "A" : "B") + ", row " + std::to_string(e.row) +
-                  ", wire " + std::to_string(e.col) + ", " + e.value.to_decimal() +
+                  ", wire " + std::to_string(e.col) + ", " + e.value().to_decimal() +
                   "), the circuit gives (" + mn + ", row " + std::to_string(row) + ", wire " +
                   std::to_string(col) + ", " + v.to_decimal() + ")");
     ++k;

@@ -32,7 +32,8 @@ CircomSource<E>::CircomSource(std::shared_ptr<const zk::ProvingKey<E>> pk,
     shape_.n_constraints = r1cs_->n_constraints;
   } else {  // the key's rows are the constraints, then n_public + 1 public-binding rows
     std::size_t rows = 0;
-    for (const auto& co : pk_->coeffs) rows = std::max<std::size_t>(rows, co.row + 1);
+    for (std::size_t k = 0; k < pk_->coeffs.size(); ++k)
+      rows = std::max<std::size_t>(rows, pk_->coeffs[k].row + 1);
     shape_.n_constraints = rows > pk_->n_public + 1 ? rows - pk_->n_public - 1 : 0;
   }
   shape_.scratch_bytes = 0;  // synthesis writes straight into the engine's buffers

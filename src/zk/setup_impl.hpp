@@ -39,6 +39,7 @@ ProvingKey<E> dev_setup(const io::R1cs<E>& r1cs, const Progress& progress, HBasi
   report("Lagrange basis at tau", 0.0);
   std::vector<Fr> L = domain.lagrange_at(tau);
   std::vector<Fr> u(n_vars, Fr::zero()), v(n_vars, Fr::zero()), w(n_vars, Fr::zero());
+  util::UninitVector<Coefficient<E>> coeffs;
   for (size_t i = 0; i < m; ++i) {
     for (int mat = 0; mat < 3; ++mat) {
       auto& dst = mat == 0 ? u : mat == 1 ? v : w;
@@ -48,14 +49,15 @@ ProvingKey<E> dev_setup(const io::R1cs<E>& r1cs, const Progress& progress, HBasi
                                   t.wire, n_vars));
         dst[t.wire] += t.coeff * L[i];
         if (mat < 2)
-          pk.coeffs.push_back({mat == 0 ? Matrix::kA : Matrix::kB, uint32_t(i), t.wire, t.coeff});
+          coeffs.push_back({mat == 0 ? Matrix::kA : Matrix::kB, uint32_t(i), t.wire, t.coeff});
       }
     }
   }
   for (size_t i = 0; i <= n_pub; ++i) {
     u[i] += L[m + i];
-    pk.coeffs.push_back({Matrix::kA, uint32_t(m + i), uint32_t(i), Fr::one()});
+    coeffs.push_back({Matrix::kA, uint32_t(m + i), uint32_t(i), Fr::one()});
   }
+  pk.coeffs = std::move(coeffs);
 
   report("scalars", 0.1);
   const Fr gamma_inv = gamma.inverse(), delta_inv = delta.inverse();

@@ -42,11 +42,13 @@ void evaluate_abc(const ProvingKey<E>& pk, std::span<const typename E::Fr> w,
   const auto& cs = pk.coeffs;
   bool sorted = true;
   for (std::size_t i = 1; i < cs.size() && sorted; ++i) sorted = cs[i - 1].row <= cs[i].row;
+  // Each term is scaled()·w = coef·w·R (the stored form, see Coefficient): the sums are R times
+  // a_i and b_i, corrected below by one product with R⁻¹ per row.
   auto run = [&](std::size_t lo, std::size_t hi) {
     for (std::size_t k = lo; k < hi; ++k) {
-      const auto& co = cs[k];
+      const Coefficient<E> co = cs[k];
       auto& dst = co.matrix == Matrix::kA ? a[co.row] : b[co.row];
-      dst += co.value * w[co.col];
+      dst += co.scaled() * w[co.col];
     }
   };
   if (!sorted || cs.size() < 4096) {
@@ -68,10 +70,16 @@ void evaluate_abc(const ProvingKey<E>& pk, std::span<const typename E::Fr> w,
         },
         1, chunks);
   }
+  using Fr = typename E::Fr;
+  const Fr r_inv = Fr::from_mont(ff::from_u64<Fr::N>(1));  // Montgomery limbs 1: the value R⁻¹
   util::parallel_for(
       n,
       [&](std::size_t lo, std::size_t hi) {
-        for (std::size_t i = lo; i < hi; ++i) c[i] = a[i] * b[i];
+        for (std::size_t i = lo; i < hi; ++i) {
+          a[i] *= r_inv;
+          b[i] *= r_inv;
+          c[i] = a[i] * b[i];
+        }
       },
       4096);
 }

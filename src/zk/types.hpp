@@ -8,6 +8,7 @@
 // - Wire (variable) numbering is circom's: 0 = the constant 1, then the public outputs, the public
 //   inputs, the private inputs and the internal wires; "public" = wires 1..n_public.
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "util/memory.hpp"
@@ -27,16 +28,35 @@ enum class HBasis : uint8_t { odd_coset, monomial };
 // Which QAP matrix a coefficient belongs to (the numbers are the .zkey's).
 enum class Matrix : uint32_t { kA = 0, kB = 1 };
 
-// One non-zero entry of the A or B matrix: value·w[col] is a term of row `row`.
-// `value` is the plain coefficient as a field element (so value.mont() = coef·R mod r). Note the
-// .zkey file stores coef·R² mod r instead (one more factor R, so that a Montgomery product with a
-// standard-form witness value yields coef·w in Montgomery form); the io layer converts.
+// One non-zero entry of the A or B matrix: value()·w[col] is a term of row `row`. The layout is a
+// .zkey coefficient record's (section 4: matrix, row, wire as u32, then the value as stored there:
+// the Montgomery limbs of coef·R, i.e. coef·R² mod r), 12 + 8·Fr::N bytes with no padding, so a
+// mapped key's coefficients are used in place (io::read_zkey; util::PodArray reads them at any
+// alignment). value() is the coefficient; scaled() is coef·R, which the prover multiplies by the
+// witness and corrects once per row (zk::evaluate_abc).
 template <class E>
 struct Coefficient {
+  using Fr = typename E::Fr;
   Matrix matrix;
   uint32_t row;  // constraint index; rows n_constraints..n_constraints+n_public bind the publics
   uint32_t col;  // wire index
-  typename E::Fr value;
+  uint32_t stored[2 * Fr::N];  // the Montgomery limbs of coef·R, little-endian 32-bit words
+
+  Coefficient() = default;
+  Coefficient(Matrix m, uint32_t r, uint32_t c, const Fr& value) : matrix(m), row(r), col(c) {
+    const auto limbs = Fr::mont_mul(value.mont(), Fr::R2);  // (coef·R)·R² / R = coef·R²
+    std::memcpy(stored, limbs.data(), sizeof(stored));
+  }
+  // The limbs as stored (below r for a valid entry; io::read_zkey checks it).
+  typename Fr::Repr stored_limbs() const {
+    typename Fr::Repr limbs;
+    std::memcpy(limbs.data(), stored, sizeof(stored));
+    return limbs;
+  }
+  Fr scaled() const { return Fr::from_mont(stored_limbs()); }  // coef·R
+  Fr value() const {  // one Montgomery reduction removes the factor R
+    return Fr::from_mont(Fr::mont_mul(stored_limbs(), ff::from_u64<Fr::N>(1)));
+  }
 };
 
 // A snarkjs Groth16 proving key (the content of sections 1-9 of a .zkey).
@@ -57,11 +77,9 @@ struct ProvingKey {
   G1Affine alpha1, beta1, delta1;
   G2Affine beta2, gamma2, delta2;
   std::vector<G1Affine> ic;            // n_public + 1
-  // The large vectors are filled by the pool's workers (io::decode_points, the readers, the
-  // setup), so they are not zeroed first (util/memory.hpp).
-  util::UninitVector<Coefficient<E>> coeffs;  // A and B entries, in file order (C is not stored)
-  // The point arrays are read-only: owned (the setup, a key parsed from bytes) or the points of
-  // a mapped .zkey used where they lie (io::read_zkey); copies of a key share them.
+  // The large arrays are read-only: owned (the setup, a key parsed from bytes) or the records and
+  // points of a mapped .zkey used where they lie (io::read_zkey); copies of a key share them.
+  util::PodArray<Coefficient<E>> coeffs;  // A and B entries, in file order (C is not stored)
   util::PodArray<G1Affine> a;   // n_vars
   util::PodArray<G1Affine> b1;  // n_vars
   util::PodArray<G2Affine> b2;  // n_vars
