@@ -5,7 +5,7 @@
 # or bn128: BN254, circom's default prime), its witness computed by
 # snarkjs, a key made by `splitprove setup --dev` (snarkjs's own ceremony is far too slow at
 # these sizes; the key is a standard .zkey that both provers read), then each prover runs
-# REPS times on it; medians are reported. Both provers use every core. GEN=python writes the same
+# REPS times on it; medians are reported (every run's figures in OUT/runs.txt). Both provers use every core. GEN=python writes the same
 # circuit and witness with bench/chain_circuit.py instead of circom and snarkjs (seconds instead
 # of ~30 min of circom at 2^20; the same key matrices and the same witness bytes).
 #
@@ -27,6 +27,7 @@ OUT="${OUT:-$root/bench/results/groth16-$CURVE-$(date +%Y%m%d)}"
 SIZES=("${@:-10 12 14 16}")
 read -r -a SIZES <<<"${SIZES[*]}"
 mkdir -p "$OUT"
+: >"$OUT/runs.txt"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
@@ -40,6 +41,8 @@ measure() {
   for _ in $(seq "$REPS"); do
     /usr/bin/time -f "%e %M %U %S" -o "$work/one" "$@" >/dev/null 2>"$work/err" || { cat "$work/err"; exit 1; }
     awk '{print $1, $2, $3 + $4}' "$work/one" >>"$t"
+    # Every run, for the record: label, wall s, peak RSS KiB, CPU s.
+    echo "$RUN_LABEL $(awk '{print $1, $2, $3 + $4}' "$work/one")" >>"$OUT/runs.txt"
   done
   echo "$(cut -d' ' -f1 "$t" | median) $(cut -d' ' -f2 "$t" | median) $(cut -d' ' -f3 "$t" | median)"
 }
@@ -69,7 +72,9 @@ for k in "${SIZES[@]}"; do
     "$SNARKJS" wtns calculate "$work/chain${k}_js/chain$k.wasm" "$work/in.json" "$work/w$k.wtns" >/dev/null
   fi
   "$BIN" setup --dev "$work/chain$k.r1cs" "$work/k$k.zkey" 2>/dev/null
+  RUN_LABEL="2^$k splitprove"
   read -r ts ms cs < <(measure "$BIN" prove -q "$work/k$k.zkey" "$work/w$k.wtns" "$work/p.json" "$work/pub.json")
+  RUN_LABEL="2^$k snarkjs"
   read -r tj mj cj < <(measure "$SNARKJS" groth16 prove "$work/k$k.zkey" "$work/w$k.wtns" "$work/pj.json" "$work/pubj.json")
   # Both proofs must verify (with the other implementation's verifier too).
   "$BIN" zkey export-vkey "$work/k$k.zkey" "$work/vk.json"
