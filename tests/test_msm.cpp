@@ -411,6 +411,36 @@ TYPED_TEST(Msm, BatchEqualsSeparateCalls) {
   EXPECT_EQ(msm_batch<C>(bases, std::span<const std::span<const Fr>>{}).size(), 0u);
 }
 
+// One workspace through calls of other sizes, windows, bucket kinds and GLV settings, with
+// inputs that need the exceptional paths (repeated and opposed bases, points at infinity): every
+// result equals the call without a workspace, so nothing but capacity carries from call to call.
+TYPED_TEST(Msm, WorkspaceCarriesOnlyCapacity) {
+  using C = TypeParam;
+  const size_t big = std::is_same_v<C, bls12_381::G1> ? 3000 : 900;
+  Workspace<C> ws;
+  struct Call {
+    size_t n;
+    Buckets mode;
+    unsigned c;
+    bool glv;
+  };
+  for (const Call call : {Call{big, Buckets::kAuto, 0, true}, Call{40, Buckets::kAuto, 0, true},
+                          Call{big, Buckets::kBatchAffine, 12, false},
+                          Call{big / 2, Buckets::kBatchAffine, 7, true},
+                          Call{big, Buckets::kXyzz, 0, true}, Call{0, Buckets::kAuto, 0, true},
+                          Call{big, Buckets::kBatchAffine, 9, true}}) {
+    auto bases = this->progression_bases(call.n);
+    if (call.n > 10) bases[7] = C::Affine::identity(), bases[9] = -bases[8];
+    const auto k = call.n % 2 ? this->random_scalars(call.n) : this->mixed_scalars(call.n);
+    Options opt;
+    opt.buckets = call.mode;
+    opt.window_bits = call.c;
+    opt.glv = call.glv;
+    EXPECT_EQ(msm<C>(bases, k, ws, opt), msm<C>(bases, k, opt))
+        << "n = " << call.n << ", mode " << int(call.mode) << ", c = " << call.c;
+  }
+}
+
 TYPED_TEST(Msm, BadInputIsAnError) {
   using C = TypeParam;
   const auto b = this->independent_bases(8);

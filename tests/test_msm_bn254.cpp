@@ -147,6 +147,13 @@ TYPED_TEST(MsmBn254, LargeAutomaticPlanAgrees) {
   const auto lo = msm<C>(std::span(bases).first(h), std::span(k).first(h), xyzz);
   const auto hi = msm<C>(std::span(bases).subspan(h), std::span(k).subspan(h), xyzz);
   EXPECT_EQ(with, lo + hi);
+  // Through one workspace (msm::Workspace): the split's tail and E(P) arrays and the lanes'
+  // buffers carried from a larger call to a smaller one and back give the same sums.
+  Workspace<C> ws;
+  EXPECT_EQ(msm<C>(bases, k, ws), with);
+  EXPECT_EQ(msm<C>(std::span(bases).first(h), std::span(k).first(h), ws), lo);
+  EXPECT_EQ(msm<C>(std::span(bases).subspan(h), std::span(k).subspan(h), ws, off), hi);
+  EXPECT_EQ(msm<C>(bases, k, ws), with);
 }
 
 }  // namespace

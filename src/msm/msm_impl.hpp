@@ -208,12 +208,18 @@ inline size_t slice_begin(size_t n, size_t parts, size_t i) {
 // Classifies terms (see the outline). kind(i) returns 0 (zero), 1 (one) or 2 (tail) and may throw
 // for an invalid scalar; canonical(i) returns the canonical limbs of a tail scalar. With `glv`
 // (the call may split the scalars) the tail's vectors get room for the split's second half.
+// The tail is written to `out`, whose arrays keep their capacity (a Workspace's tail from an
+// earlier call: its pages are already faulted in).
 template <class C, class Kind, class Canonical>
-Tail<C> classify(util::PodSpan<typename C::Affine> bases, size_t n, const Kind& kind,
-                 const Canonical& canonical, bool glv) {
+void classify(util::PodSpan<typename C::Affine> bases, size_t n, const Kind& kind,
+              const Canonical& canonical, bool glv, Tail<C>& out) {
   using Xyzz = typename C::Xyzz;
-  Tail<C> out;
-  if (n == 0) return out;
+  out.index.clear();
+  out.scalar.clear();
+  out.endo.clear();
+  out.bits = kScalarBits;
+  out.ones = Xyzz::identity();
+  if (n == 0) return;
   if (n > size_t(UINT32_MAX))
     throw Error("msm: " + std::to_string(n) + " terms: at most 2^32 - 1 are supported");
   // ~4 slices per thread even out slices with more ones or more tail than others.
@@ -261,7 +267,6 @@ Tail<C> classify(util::PodSpan<typename C::Affine> bases, size_t n, const Kind& 
       },
       1, parts);
   for (const auto& o : ones) out.ones += o;
-  return out;
 }
 
 // ---- bucket accumulation ------------------------------------------------------------------------
@@ -798,8 +803,10 @@ class AffineWindow {
   size_t k_;
   std::vector<Affine> acc_;            // bucket values (the identity = empty), between chunks
   std::vector<uint32_t> start_, len_;  // segment of each bucket in pts_ (len in elements)
-  std::vector<int32_t> digits_;        // digits of the chunk
-  std::vector<Affine> pts_, tmp_;      // the chunk's points sorted by bucket; round outputs
+  util::UninitVector<int32_t> digits_;  // digits of the chunk (written before read)
+  // The chunk's points sorted by bucket; round outputs. Every element is written before it is
+  // read, so they are not value-initialised (no pass of zeroes over fresh pages).
+  util::UninitVector<Affine> pts_, tmp_;
   std::vector<uint32_t> active_;       // buckets with two or more points left
   struct Pair {
     uint32_t from, to;  // the pair's first point in the source buffer; its sum's place
@@ -960,9 +967,12 @@ bool glv_pays(size_t tail, size_t vectors, const Options& opt) {
   return split.cost + double(tail) * kCostGlvTerm / double(util::num_threads()) < plain.cost;
 }
 
+// The windows of every tail over `bases`, their batch-affine objects taken from and given back to
+// `pool`. The tails are left as they are (the caller frees or keeps them).
 template <class C>
 std::vector<typename C::Jacobian> run(util::PodSpan<typename C::Affine> bases,
-                                      std::vector<Tail<C>>& tails, const Options& opt) {
+                                      std::vector<Tail<C>>& tails, const Options& opt,
+                                      AffinePool<C>& pool) {
   using Xyzz = typename C::Xyzz;
   using Jacobian = typename C::Jacobian;
   const size_t nv = tails.size();
@@ -976,7 +986,6 @@ std::vector<typename C::Jacobian> run(util::PodSpan<typename C::Affine> bases,
     first[v + 1] = first[v] + (tails[v].index.empty() ? 0 : plans[v].windows * plans[v].slices);
   }
   std::vector<Xyzz> partial(first[nv], Xyzz::identity());
-  AffinePool<C> pool;
   util::parallel_for(
       first[nv],
       [&](size_t tb, size_t te) {
@@ -1009,8 +1018,6 @@ std::vector<typename C::Jacobian> run(util::PodSpan<typename C::Affine> bases,
       }
     }
     out[v] = acc + tails[v].ones.to_jacobian();
-    // Free each vector's tail as soon as it is consumed.
-    tails[v] = Tail<C>{};
   }
   return out;
 }
@@ -1024,21 +1031,20 @@ bool is_one_limbs(const Limbs<C>& k) {
 }
 
 template <class C>
-Tail<C> classify_fr(util::PodSpan<typename C::Affine> bases,
-                    std::span<const typename C::Fr> scalars, bool glv) {
-  return classify<C>(
+void classify_fr(util::PodSpan<typename C::Affine> bases, std::span<const typename C::Fr> scalars,
+                 bool glv, Tail<C>& out) {
+  classify<C>(
       bases, scalars.size(),
       [&](size_t i) { return scalars[i].is_zero()  ? 0
                              : scalars[i].is_one() ? 1
                                                    : 2; },
-      [&](size_t i) { return scalars[i].to_canonical(); }, glv);
+      [&](size_t i) { return scalars[i].to_canonical(); }, glv, out);
 }
 
 template <class C>
-Tail<C> classify_canonical(util::PodSpan<typename C::Affine> bases,
-                           std::span<const Limbs<C>> scalars, const std::string& where,
-                           bool glv) {
-  return classify<C>(
+void classify_canonical(util::PodSpan<typename C::Affine> bases, std::span<const Limbs<C>> scalars,
+                        const std::string& where, bool glv, Tail<C>& out) {
+  classify<C>(
       bases, scalars.size(),
       [&](size_t i) {
         const Limbs<C>& s = scalars[i];
@@ -1048,7 +1054,7 @@ Tail<C> classify_canonical(util::PodSpan<typename C::Affine> bases,
                       ff::to_hex(s) + ")");
         return ff::is_zero_limbs(s) ? 0 : is_one_limbs<C>(s) ? 1 : 2;
       },
-      [&](size_t i) { return scalars[i]; }, glv);
+      [&](size_t i) { return scalars[i]; }, glv, out);
 }
 
 inline void check_sizes(size_t bases, size_t scalars, const std::string& where) {
@@ -1059,50 +1065,96 @@ inline void check_sizes(size_t bases, size_t scalars, const std::string& where) 
 
 }  // namespace detail
 
+// The tail arrays and batch-affine objects a call leaves for the next (see msm.hpp).
+template <class C>
+struct Workspace<C>::State {
+  detail::AffinePool<C> pool;
+  detail::Tail<C> tail;  // empty between calls; its arrays keep their capacity
+};
+
+template <class C>
+Workspace<C>::Workspace() : s_(std::make_unique<State>()) {}
+template <class C>
+Workspace<C>::~Workspace() = default;
+
+namespace detail {
+
+// One scalar vector: its tail is classified into the workspace's arrays (or fresh ones), and they
+// go back to the workspace (or die) when the call ends, thrown or not.
+template <class C, class Classify>
+typename C::Jacobian run_one(util::PodSpan<typename C::Affine> bases, const Options& opt,
+                             Workspace<C>* ws, const Classify& classify_into) {
+  std::vector<Tail<C>> tails(1);
+  struct GiveBack {
+    Workspace<C>* ws;
+    Tail<C>& t;
+    ~GiveBack() {
+      if (ws) ws->state().tail = std::move(t);
+    }
+  } give_back{ws, tails[0]};
+  if (ws) tails[0] = std::move(ws->state().tail);
+  classify_into(tails[0]);
+  if (ws) return run<C>(bases, tails, opt, ws->state().pool)[0];
+  AffinePool<C> pool;
+  return run<C>(bases, tails, opt, pool)[0];
+}
+
+}  // namespace detail
+
 template <class C>
 typename C::Jacobian msm(util::PodSpan<typename C::Affine> bases,
                          std::span<const typename C::Fr> scalars, const Options& opt) {
   detail::check_sizes(bases.size(), scalars.size(), "msm: ");
-  std::vector<detail::Tail<C>> tails;
-  tails.push_back(detail::classify_fr<C>(bases, scalars, opt.glv));
-  return detail::run<C>(bases, tails, opt)[0];
+  return detail::run_one<C>(bases, opt, nullptr, [&](detail::Tail<C>& t) {
+    detail::classify_fr<C>(bases, scalars, opt.glv, t);
+  });
+}
+
+template <class C>
+typename C::Jacobian msm(util::PodSpan<typename C::Affine> bases,
+                         std::span<const typename C::Fr> scalars, Workspace<C>& ws,
+                         const Options& opt) {
+  detail::check_sizes(bases.size(), scalars.size(), "msm: ");
+  return detail::run_one<C>(bases, opt, &ws, [&](detail::Tail<C>& t) {
+    detail::classify_fr<C>(bases, scalars, opt.glv, t);
+  });
 }
 
 template <class C>
 typename C::Jacobian msm_canonical(util::PodSpan<typename C::Affine> bases,
                                    std::span<const Limbs<C>> scalars, const Options& opt) {
   detail::check_sizes(bases.size(), scalars.size(), "msm: ");
-  std::vector<detail::Tail<C>> tails;
-  tails.push_back(detail::classify_canonical<C>(bases, scalars, "msm: ", opt.glv));
-  return detail::run<C>(bases, tails, opt)[0];
+  return detail::run_one<C>(bases, opt, nullptr, [&](detail::Tail<C>& t) {
+    detail::classify_canonical<C>(bases, scalars, "msm: ", opt.glv, t);
+  });
 }
 
 template <class C>
 std::vector<typename C::Jacobian> msm_batch(
     util::PodSpan<typename C::Affine> bases,
     std::span<const std::span<const typename C::Fr>> scalars, const Options& opt) {
-  std::vector<detail::Tail<C>> tails;
-  tails.reserve(scalars.size());
+  std::vector<detail::Tail<C>> tails(scalars.size());
   for (size_t v = 0; v < scalars.size(); ++v) {
     detail::check_sizes(bases.size(), scalars[v].size(),
                         "msm_batch: vector " + std::to_string(v) + ": ");
-    tails.push_back(detail::classify_fr<C>(bases, scalars[v], opt.glv));
+    detail::classify_fr<C>(bases, scalars[v], opt.glv, tails[v]);
   }
-  return detail::run<C>(bases, tails, opt);
+  detail::AffinePool<C> pool;
+  return detail::run<C>(bases, tails, opt, pool);
 }
 
 template <class C>
 std::vector<typename C::Jacobian> msm_batch_canonical(
     util::PodSpan<typename C::Affine> bases, std::span<const std::span<const Limbs<C>>> scalars,
     const Options& opt) {
-  std::vector<detail::Tail<C>> tails;
-  tails.reserve(scalars.size());
+  std::vector<detail::Tail<C>> tails(scalars.size());
   for (size_t v = 0; v < scalars.size(); ++v) {
     const std::string where = "msm_batch: vector " + std::to_string(v) + ": ";
     detail::check_sizes(bases.size(), scalars[v].size(), where);
-    tails.push_back(detail::classify_canonical<C>(bases, scalars[v], where, opt.glv));
+    detail::classify_canonical<C>(bases, scalars[v], where, opt.glv, tails[v]);
   }
-  return detail::run<C>(bases, tails, opt);
+  detail::AffinePool<C> pool;
+  return detail::run<C>(bases, tails, opt, pool);
 }
 
 template <class C>
@@ -1190,7 +1242,10 @@ typename C::Jacobian msm_naive(util::PodSpan<typename C::Affine> bases,
 // The instantiation list of this layer, over a curve group C (ec/curve.hpp): msm_<curve>.cpp
 // expands it for the curve's G1 and G2, one line each.
 #define SPLITPROVE_MSM_INSTANTIATE(C)                                                              \
+  template class Workspace<C>;                                                                     \
   template C::Jacobian msm<C>(util::PodSpan<C::Affine>, std::span<const C::Fr>, const Options&); \
+  template C::Jacobian msm<C>(util::PodSpan<C::Affine>, std::span<const C::Fr>, Workspace<C>&,   \
+                              const Options&);                                                     \
   template C::Jacobian msm_canonical<C>(util::PodSpan<C::Affine>, std::span<const Limbs<C>>,     \
                                         const Options&);                                           \
   template std::vector<C::Jacobian> msm_batch<C>(                                                  \

@@ -84,14 +84,17 @@ class CpuGpuStage final : public GpuStage<E> {
     // them (host_scratch_bytes reserves only what the scratch needs beyond them).
     mem::Reservation freed = b.unmap_keep_reservation();
     freed.absorb(c.unmap_keep_reservation());
+    // The H MSM's scratch is handed on to the z MSMs (msm::Workspace): it is within the H phase's
+    // bound, and the z phase pays for a's bytes as well.
+    msm::Workspace<typename E::G1> ws;
     {
       std::lock_guard lk(host_msm_lock());
-      out.h = zk::msm_h<E>(*key.pk, a.span());
+      out.h = zk::msm_h<E>(*key.pk, a.span(), &ws);
     }
     freed.absorb(a.unmap_keep_reservation());
     {
       std::lock_guard lk(host_msm_lock());
-      zk::msm_z<E>(*key.pk, z.span(), out);
+      zk::msm_z<E>(*key.pk, z.span(), out, &ws);
     }
     freed.absorb(z.unmap_keep_reservation());
     freed.reset();  // every input's bytes go back together, as the stage returns

@@ -94,6 +94,8 @@ Proof<E> prove_with(const ProvingKey<E>& pk, std::span<const typename E::Fr> w,
   // a, b, c are the largest buffers of a proof: b and c die before the H MSM runs (only p, in a,
   // is read from there on), a after it, before the z MSMs run.
   G1Results<E> g1;
+  // The G1 MSMs' scratch, handed from each to the next (msm::Workspace).
+  msm::Workspace<typename E::G1> g1_ws;
   {
     report("evaluate A·w, B·w", 0.0);
     // Zeroed (a, b) and first written (c) by the pool's workers, not by this thread.
@@ -111,10 +113,10 @@ Proof<E> prove_with(const ProvingKey<E>& pk, std::span<const typename E::Fr> w,
     util::UninitVector<Fr>().swap(b);
     util::UninitVector<Fr>().swap(c);
     report("MSM H", 0.25);
-    g1.h = msm_h<E>(pk, a);
+    g1.h = msm_h<E>(pk, a, &g1_ws);
   }
   report("MSM A, B1, C", 0.4);
-  msm_z<E>(pk, w, g1);
+  msm_z<E>(pk, w, g1, &g1_ws);
   report("MSM B2 (G2), the rest", 0.7);
   g2.join();
   if (g2_error) std::rethrow_exception(g2_error);

@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "msm/msm.hpp"
 #include "poly/domain.hpp"
 #include "zk/groth16.hpp"
 #include "zk/types.hpp"
@@ -65,12 +66,16 @@ void h_scalars(const poly::Domain<typename E::Fr>& domain, std::span<typename E:
                std::span<typename E::Fr> b, std::span<typename E::Fr> c,
                HBasis basis = HBasis::odd_coset);
 
+// The G1 MSMs. With a workspace (msm::Workspace) the calls reuse each other's scratch: pass the
+// same one to msm_h and msm_z; msm_z's three MSMs share one in any case.
 template <class E>
-typename E::G1Jacobian msm_h(const ProvingKey<E>& pk, std::span<const typename E::Fr> p);
+typename E::G1Jacobian msm_h(const ProvingKey<E>& pk, std::span<const typename E::Fr> p,
+                             msm::Workspace<typename E::G1>* ws = nullptr);
 
 // Σ z·A, Σ z·B1 and Σ_private z·C into `out` (its h is left alone).
 template <class E>
-void msm_z(const ProvingKey<E>& pk, std::span<const typename E::Fr> z, G1Results<E>& out);
+void msm_z(const ProvingKey<E>& pk, std::span<const typename E::Fr> z, G1Results<E>& out,
+           msm::Workspace<typename E::G1>* ws = nullptr);
 
 // The whole g1 stage on spans (the pipeline's CPU backend runs the three steps itself so that it
 // can free each buffer as soon as it is dead).

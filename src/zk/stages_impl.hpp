@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "msm/msm.hpp"
 #include "poly/domain.hpp"
@@ -94,19 +95,24 @@ void h_scalars(const poly::Domain<typename E::Fr>& domain, std::span<typename E:
 }
 
 template <class E>
-typename E::G1Jacobian msm_h(const ProvingKey<E>& pk, std::span<const typename E::Fr> p) {
+typename E::G1Jacobian msm_h(const ProvingKey<E>& pk, std::span<const typename E::Fr> p,
+                             msm::Workspace<typename E::G1>* ws) {
+  if (ws) return msm::msm<typename E::G1>(pk.h, p, *ws);
   return msm::msm<typename E::G1>(pk.h, p);
 }
 
 template <class E>
-void msm_z(const ProvingKey<E>& pk, std::span<const typename E::Fr> z, G1Results<E>& out) {
+void msm_z(const ProvingKey<E>& pk, std::span<const typename E::Fr> z, G1Results<E>& out,
+           msm::Workspace<typename E::G1>* ws) {
   using G1 = typename E::G1;
   if (z.size() != pk.n_vars)
     throw Error(fmt::format("prove: the assignment has {} values, the proving key has {} variables",
                             z.size(), pk.n_vars));
-  out.a = msm::msm<G1>(pk.a, z);
-  out.b1 = msm::msm<G1>(pk.b1, z);
-  out.l = msm::msm<G1>(pk.c, z.subspan(std::size_t(pk.n_public) + 1));
+  std::optional<msm::Workspace<G1>> own;
+  if (!ws) ws = &own.emplace();
+  out.a = msm::msm<G1>(pk.a, z, *ws);
+  out.b1 = msm::msm<G1>(pk.b1, z, *ws);
+  out.l = msm::msm<G1>(pk.c, z.subspan(std::size_t(pk.n_public) + 1), *ws);
 }
 
 template <class E>
@@ -115,8 +121,9 @@ G1Results<E> g1_stage(const ProvingKey<E>& pk, const poly::Domain<typename E::Fr
                       std::span<typename E::Fr> b, std::span<typename E::Fr> c) {
   G1Results<E> out;
   h_scalars<E>(domain, a, b, c, pk.h_basis);
-  out.h = msm_h<E>(pk, a);
-  msm_z<E>(pk, z, out);
+  msm::Workspace<typename E::G1> ws;
+  out.h = msm_h<E>(pk, a, &ws);
+  msm_z<E>(pk, z, out, &ws);
   return out;
 }
 
@@ -194,8 +201,10 @@ std::uint64_t g2_stage_scratch_bytes(const G2Bases<E>& bases, std::size_t max_ta
                                 std::span<E::Fr>, std::span<E::Fr>);                              \
   template void h_scalars<E>(const poly::Domain<E::Fr>&, std::span<E::Fr>, std::span<E::Fr>,      \
                              std::span<E::Fr>, HBasis);                                                   \
-  template E::G1Jacobian msm_h<E>(const ProvingKey<E>&, std::span<const E::Fr>);                  \
-  template void msm_z<E>(const ProvingKey<E>&, std::span<const E::Fr>, G1Results<E>&);            \
+  template E::G1Jacobian msm_h<E>(const ProvingKey<E>&, std::span<const E::Fr>,                 \
+                                  msm::Workspace<E::G1>*);                                        \
+  template void msm_z<E>(const ProvingKey<E>&, std::span<const E::Fr>, G1Results<E>&,             \
+                         msm::Workspace<E::G1>*);                                                 \
   template G1Results<E> g1_stage<E>(const ProvingKey<E>&, const poly::Domain<E::Fr>&,             \
                                     std::span<const E::Fr>, std::span<E::Fr>, std::span<E::Fr>,   \
                                     std::span<E::Fr>);                                            \
