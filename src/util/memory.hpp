@@ -21,7 +21,8 @@ namespace splitprove::util {
 // MADV_HUGEPAGE on the 2 MiB-aligned part of [p, p + bytes). Advice only: nothing happens where
 // transparent huge pages are off or the range holds no aligned 2 MiB.
 void advise_huge_pages(const void* p, std::size_t bytes);
-inline constexpr std::size_t kHugeAdviceBytes = std::size_t(4) << 20;
+inline constexpr std::size_t kHugePageBytes = std::size_t(2) << 20;
+inline constexpr std::size_t kHugeAdviceBytes = kHugePageBytes;
 
 template <class T>
 struct UninitAllocator {
@@ -29,12 +30,23 @@ struct UninitAllocator {
   UninitAllocator() = default;
   template <class U>
   UninitAllocator(const UninitAllocator<U>&) noexcept {}
+  // A block of kHugeAdviceBytes or more starts on a 2 MiB boundary, so that every whole 2 MiB of
+  // it can be a huge page (the C library's own large blocks start 16 bytes past a 4 KiB page).
   T* allocate(std::size_t n) {
-    T* p = std::allocator<T>{}.allocate(n);
-    if (n * sizeof(T) >= kHugeAdviceBytes) advise_huge_pages(p, n * sizeof(T));
-    return p;
+    const std::size_t bytes = n * sizeof(T);
+    if (bytes < kHugeAdviceBytes) return std::allocator<T>{}.allocate(n);
+    if (n > std::allocator_traits<std::allocator<T>>::max_size(std::allocator<T>{}))
+      throw std::bad_array_new_length();
+    void* p = ::operator new(bytes, std::align_val_t(kHugePageBytes));
+    advise_huge_pages(p, bytes);
+    return static_cast<T*>(p);
   }
-  void deallocate(T* p, std::size_t n) noexcept { std::allocator<T>{}.deallocate(p, n); }
+  void deallocate(T* p, std::size_t n) noexcept {
+    if (n * sizeof(T) < kHugeAdviceBytes)
+      std::allocator<T>{}.deallocate(p, n);
+    else
+      ::operator delete(p, std::align_val_t(kHugePageBytes));
+  }
   // Construction without arguments (what resize adds) of a trivially copyable element does
   // nothing: such a type is an implicit-lifetime type, its object exists in the allocated
   // storage, and its value is set by the first write (a default member initializer, as in an
