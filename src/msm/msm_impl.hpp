@@ -27,10 +27,12 @@
 // t <= 2^(c-1) there and no carry leaves it.
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <type_traits>
 
 #include "ec/curve.hpp"
 #include "ff/lanes.hpp"
@@ -106,16 +108,16 @@ struct WindowDigits {
       if (sh + c > 64 && limb + 1 < N) raw |= k[limb + 1] << (64 - sh);
       raw &= full - 1;
     }
+    // carry = (k mod 2^lo) > T_w: the borrow of T_w - (k mod 2^lo). Branch-free, as is the sign
+    // below: both are coin flips on random scalars, and a mispredicted branch per digit cost
+    // more than the arithmetic.
     uint64_t carry = 0;
-    for (size_t i = N; i-- > 0;) {
-      const uint64_t a = k[i] & mask[i];
-      if (a != thr[i]) {
-        carry = a > thr[i];
-        break;
-      }
+    for (size_t i = 0; i < N; ++i) {
+      const unsigned __int128 d = (unsigned __int128)thr[i] - (k[i] & mask[i]) - carry;
+      carry = uint64_t(d >> 64) & 1;
     }
     const uint64_t t = raw + carry;
-    return t > half ? int64_t(t) - int64_t(full) : int64_t(t);
+    return int64_t(t) - int64_t(full & (uint64_t(0) - uint64_t(t > half)));
   }
 };
 
@@ -137,13 +139,30 @@ struct Tail {
   typename C::Xyzz ones = C::Xyzz::identity();
 };
 
+// `cond ? a : b` for a field element, by masks rather than a branch.
+template <class T>
+T select_if(bool cond, const T& a, const T& b) {
+  static_assert(std::is_trivially_copyable_v<T> && sizeof(T) % 8 == 0);
+  constexpr size_t kWords = sizeof(T) / 8;
+  uint64_t wa[kWords], wb[kWords];
+  std::memcpy(wa, &a, sizeof(T));
+  std::memcpy(wb, &b, sizeof(T));
+  const uint64_t m = uint64_t(0) - uint64_t(cond);
+  for (size_t i = 0; i < kWords; ++i) wa[i] = (wa[i] & m) | (wb[i] & ~m);
+  T r;
+  std::memcpy(&r, wa, sizeof(T));
+  return r;
+}
+
 // The point a tail word names (see Tail), negated when `neg` (a negative digit).
 template <class C>
 struct Points {
   util::PodSpan<typename C::Affine> bases, endo;
   typename C::Affine operator()(uint32_t word, bool neg) const {
-    const typename C::Affine p = (word & kEndoBit) ? endo[word & kPosMask] : bases[word & kPosMask];
-    return neg != bool(word & kNegBit) ? -p : p;
+    typename C::Affine p = (word & kEndoBit) ? endo[word & kPosMask] : bases[word & kPosMask];
+    // -p where asked, without a branch (the sign of a digit is a coin flip).
+    p.y = select_if(neg != bool(word & kNegBit), -p.y, p.y);
+    return p;
   }
 };
 
