@@ -545,11 +545,12 @@ class AffineWindow {
   }
 
   // Bytes a task allocates for `chunk` points per chunk (exceptional XYZZ buckets included).
+  // (The buffers' sizes are pts_size, tmp_size and pairs_size.)
   static size_t scratch_bytes(unsigned c, size_t chunk) {
     const size_t k = size_t(1) << (c - 1);
-    return k * (sizeof(Affine) + sizeof(Xyzz) + 3 * sizeof(uint32_t)) + chunk * sizeof(int32_t) +
-           (chunk + k) * sizeof(Affine) + (chunk / 2 + k) * (sizeof(Affine) + sizeof(Pair)) +
-           denominator_bytes(chunk / 2 + k);
+    return k * (sizeof(Affine) + sizeof(Xyzz) + 4 * sizeof(uint32_t)) + chunk * sizeof(int32_t) +
+           (pts_size(chunk, k) + tmp_size(chunk, k)) * sizeof(Affine) +
+           pairs_size(chunk, k) * sizeof(Pair) + denominator_bytes(chunk / 2 + k);
   }
 
   AffineWindow(const Points<C>& points, unsigned c, size_t max_chunk)
@@ -559,10 +560,11 @@ class AffineWindow {
         start_(k_),
         len_(k_),
         digits_(max_chunk),
-        pts_(max_chunk + k_),
-        tmp_(max_chunk / 2 + k_) {
+        pts_(pts_size(max_chunk, k_)),
+        tmp_(tmp_size(max_chunk, k_)),
+        pairs_(pairs_size(max_chunk, k_)) {
     active_.reserve(k_);
-    pairs_.reserve(max_chunk / 2 + k_);
+    next_.reserve(k_);
     reserve_denominators(max_chunk / 2 + k_);
   }
 
@@ -575,10 +577,11 @@ class AffineWindow {
     start_.resize(k_);
     len_.resize(k_);
     if (digits_.size() < max_chunk) digits_.resize(max_chunk);
-    if (pts_.size() < max_chunk + k_) pts_.resize(max_chunk + k_);
-    if (tmp_.size() < max_chunk / 2 + k_) tmp_.resize(max_chunk / 2 + k_);
+    if (pts_.size() < pts_size(max_chunk, k_)) pts_.resize(pts_size(max_chunk, k_));
+    if (tmp_.size() < tmp_size(max_chunk, k_)) tmp_.resize(tmp_size(max_chunk, k_));
+    if (pairs_.size() < pairs_size(max_chunk, k_)) pairs_.resize(pairs_size(max_chunk, k_));
     active_.reserve(k_);
-    pairs_.reserve(max_chunk / 2 + k_);
+    next_.reserve(k_);
     reserve_denominators(max_chunk / 2 + k_);
     extra_.clear();
   }
@@ -617,78 +620,31 @@ class AffineWindow {
     // 2. Pairwise rounds. Round r reads the segments from one buffer and writes the sums, still
     //    sorted by bucket and contiguous, to the other (so every pass reads and writes
     //    sequentially); only buckets with two or more points take part, and a bucket leaves as
-    //    soon as it is down to one point.
-    active_.clear();
+    //    soon as it is down to one point. Buckets with fewer than two points are final already
+    //    (an empty one is the identity). The loops over buckets below have no branch on a
+    //    bucket's size: those are as random as the digits, and mispredicted branches cost more
+    //    than the few redundant stores that replace them.
+    active_.resize(k_);
+    size_t na = 0;
     for (size_t b = 0; b < k_; ++b) {
-      if (len_[b] >= 2)
-        active_.push_back(uint32_t(b));
-      else
-        acc_[b] = len_[b] ? pts_[start_[b]] : Affine::identity();
+      const uint32_t l = len_[b];
+      active_[na] = uint32_t(b);
+      na += l >= 2;
+      acc_[b] = select_if(l == 0, Affine::identity(), pts_[start_[b]]);  // pts_ has a spare slot
     }
+    active_.resize(na);
     Affine* src = pts_.data();
     Affine* dst = tmp_.data();
+    // No identity among the points (so equal x is the only exceptional case): true at the start
+    // of a chunk, since neither the tail's bases nor a non-empty bucket are the identity, until a
+    // round meets equal x and writes an identity for the XYZZ accumulator's pair.
+    bool clean = true;
     while (!active_.empty()) {
-      pairs_.clear();
-      prefix_.clear();
-      F run = F::one();
-      uint32_t at = 0;
-      for (const uint32_t b : active_) {
-        const uint32_t l = len_[b], s = start_[b];
-        for (uint32_t i = 0; i + 1 < l; i += 2) {
-          const Affine& p = src[s + i];
-          const Affine& q = src[s + i + 1];
-          Affine& out = dst[at + i / 2];
-          if (q.is_identity()) {
-            out = p;
-          } else if (p.is_identity()) {
-            out = q;
-          } else {
-            // x_P = x_Q (both reduced): a doubling or P + (-P), handled by XYZZ.
-            if (q.x == p.x) {
-              extra_add(b, p);
-              extra_add(b, q);
-              out = Affine::identity();
-            } else {
-              if constexpr (!kLanes) {
-                prefix_.push_back(run);  // product of the denominators before this pair
-                run = run * (q.x - p.x);
-              }
-              pairs_.push_back({s + i, at + i / 2});
-            }
-          }
-        }
-        if (l & 1) dst[at + l / 2] = src[s + l - 1];
-        start_[b] = at;
-        len_[b] = (l + 1) / 2;
-        at += len_[b];
-      }
+      bool done = false;
       if constexpr (kLanes) {
-        if (!pairs_.empty()) sums_in_lanes(src, dst);
-      } else if (!pairs_.empty()) {
-        // 1 / product of all denominators. Variable time: bucket sums are not secret-independent
-        // anyway (Pippenger branches on scalar digits), and Fermat costs ~40 us per round.
-        F inv = run.inverse_vartime();
-        for (size_t j = pairs_.size(); j-- > 0;) {
-          const Affine& p = src[pairs_[j].from];
-          const Affine& q = src[pairs_[j].from + 1];
-          const F dx = q.x - p.x;
-          const F dinv = inv * prefix_[j];  // 1/dx
-          inv = inv * dx;                   // 1 / product of the denominators before j
-          const F lambda = (q.y - p.y) * dinv;
-          const F x3 = lambda.square() - p.x - q.x;
-          Affine& out = dst[pairs_[j].to];
-          out.y = lambda * (p.x - x3) - p.y;
-          out.x = x3;
-        }
+        if (clean) done = this->fast_round(src, dst);
       }
-      size_t keep = 0;
-      for (const uint32_t b : active_) {
-        if (len_[b] >= 2)
-          active_[keep++] = b;
-        else
-          acc_[b] = dst[start_[b]];
-      }
-      active_.resize(keep);
+      if (!done) clean &= checked_round(src, dst);
       std::swap(src, dst);
     }
   }
@@ -734,6 +690,111 @@ class AffineWindow {
     }
   }
 
+  // One round with every case checked: a pair with a point at infinity passes the other point
+  // on; a pair with equal x (a doubling, or P + (-P)) goes to the bucket's XYZZ accumulator and
+  // leaves the identity in its place. Returns false when it wrote an identity.
+  bool checked_round(const Affine* src, Affine* dst) {
+    bool clean = true;
+    size_t np = 0;
+    if constexpr (!kLanes) prefix_.clear();
+    F run = F::one();
+    uint32_t at = 0;
+    for (const uint32_t b : active_) {
+      const uint32_t l = len_[b], s = start_[b];
+      for (uint32_t i = 0; i + 1 < l; i += 2) {
+        const Affine& p = src[s + i];
+        const Affine& q = src[s + i + 1];
+        Affine& out = dst[at + i / 2];
+        if (q.is_identity()) {
+          out = p;
+        } else if (p.is_identity()) {
+          out = q;
+        } else if (q.x == p.x) {  // both reduced
+          extra_add(b, p);
+          extra_add(b, q);
+          out = Affine::identity();
+          clean = false;
+        } else {
+          if constexpr (!kLanes) {
+            prefix_.push_back(run);  // product of the denominators before this pair
+            run = run * (q.x - p.x);
+          }
+          pairs_[np++] = {s + i, at + i / 2};
+        }
+      }
+      if (l & 1) dst[at + l / 2] = src[s + l - 1];
+      start_[b] = at;
+      len_[b] = (l + 1) / 2;
+      at += len_[b];
+    }
+    if constexpr (kLanes) {
+      if (np) sums_in_lanes(src, dst, np);  // every denominator is non-zero: cannot fail
+    } else if (np) {
+      // 1 / product of all denominators. Variable time: bucket sums are not secret-independent
+      // anyway (Pippenger branches on scalar digits), and Fermat costs ~40 us per round.
+      F inv = run.inverse_vartime();
+      for (size_t j = np; j-- > 0;) {
+        const Affine& p = src[pairs_[j].from];
+        const Affine& q = src[pairs_[j].from + 1];
+        const F dx = q.x - p.x;
+        const F dinv = inv * prefix_[j];  // 1/dx
+        inv = inv * dx;                   // 1 / product of the denominators before j
+        const F lambda = (q.y - p.y) * dinv;
+        const F x3 = lambda.square() - p.x - q.x;
+        Affine& out = dst[pairs_[j].to];
+        out.y = lambda * (p.x - x3) - p.y;
+        out.x = x3;
+      }
+    }
+    size_t keep = 0;
+    for (const uint32_t b : active_) {
+      if (len_[b] >= 2)
+        active_[keep++] = b;
+      else
+        acc_[b] = dst[start_[b]];
+    }
+    active_.resize(keep);
+    return clean;
+  }
+
+#if SPLITPROVE_IFMA
+  // One round where no point is the identity (see add_chunk): the pairs of every bucket without
+  // per-pair checks and without a branch on a bucket's size. Every bucket writes its first two
+  // pairs and its last point unconditionally; where it has fewer, the next bucket's entries (or
+  // the buffers' spare slots) overwrite them. A pair with equal x shows as a zero product of
+  // denominators in sums_in_lanes, before anything is written: the round then returns false,
+  // start_ and len_ untouched, and checked_round does it again.
+  bool fast_round(const Affine* src, Affine* dst) {
+    const size_t na = active_.size();
+    next_.resize(na);
+    Pair* const pr = pairs_.data();
+    size_t np = 0;
+    uint32_t at = 0;
+    for (size_t i = 0; i < na; ++i) {
+      const uint32_t b = active_[i], l = len_[b], s = start_[b], h = l / 2;
+      pr[np] = {s, at};
+      pr[np + 1] = {s + 2, at + 1};
+      for (uint32_t t = 2; t < h; ++t) pr[np + t] = {s + 2 * t, at + t};
+      np += h;
+      dst[at + h] = src[s + l - 1];  // the odd point out, or a slot a later write takes
+      next_[i] = at;
+      at += h + (l & 1);
+    }
+    if (!sums_in_lanes(src, dst, np)) return false;
+    size_t keep = 0;
+    for (size_t i = 0; i < na; ++i) {
+      const uint32_t b = active_[i], l = (len_[b] + 1) / 2;
+      start_[b] = next_[i];
+      len_[b] = l;
+      acc_[b] = dst[next_[i]];  // final where l = 1; rewritten later otherwise
+      active_[keep] = b;
+      keep += l >= 2;
+    }
+    active_.resize(keep);
+    return true;
+  }
+#endif
+
 #if SPLITPROVE_IFMA
   // The round's sums eight at a time (pairs 8g..8g+7 in group g, lane l taking pair 8g+l). Each
   // lane keeps its own chain of denominator products, the eight chains share one inversion, and
@@ -744,10 +805,10 @@ class AffineWindow {
   //   1/dx < 2; dy = y_Q - y_P + p < 2; lambda < 2; x = lambda^2 - x_P - x_Q + 2p < 4, tightened
   //   below 2; x_P - x + 2p in (0, 3); y = lambda·(x_P - x + 2p) - y_P + p < 3.14: below the 4p
   //   that Ops::store reduces from.
-  void sums_in_lanes(const Affine* src, Affine* dst) {
+  bool sums_in_lanes(const Affine* src, Affine* dst, size_t n) {
     using Ops = ff::LaneOps<F>;
     using V = typename Ops::V;
-    const size_t n = pairs_.size(), groups = (n + 7) / 8;
+    const size_t groups = (n + 7) / 8;
     lanes_.dx.resize(groups);
     lanes_.prefix.resize(groups);
     const char* const s0 = reinterpret_cast<const char*>(src);
@@ -778,6 +839,9 @@ class AffineWindow {
     // One inversion for the eight chains (Montgomery's trick over the lanes).
     F lane[8], before[8];
     Ops::to_scalars(run, lane);
+    // A zero denominator (equal x) makes its lane's product zero: nothing is written then.
+    for (size_t l = 0; l < 8; ++l)
+      if (lane[l].is_zero()) return false;
     F acc = F::one();
     for (size_t l = 0; l < 8; ++l) before[l] = acc, acc = acc * lane[l];
     F inv = acc.inverse_vartime();
@@ -809,6 +873,7 @@ class AffineWindow {
       Ops::store(x3, out, xo);
       Ops::store(y3, out, yo);
     }
+    return true;
   }
 #endif
   LaneScratch<F, kLanes> lanes_;
@@ -827,10 +892,18 @@ class AffineWindow {
   // read, so they are not value-initialised (no pass of zeroes over fresh pages).
   util::UninitVector<Affine> pts_, tmp_;
   std::vector<uint32_t> active_;       // buckets with two or more points left
+  std::vector<uint32_t> next_;         // fast_round: each active bucket's next segment start
   struct Pair {
     uint32_t from, to;  // the pair's first point in the source buffer; its sum's place
   };
-  std::vector<Pair> pairs_;  // the additions of this round
+  // Buffer sizes for chunks of up to `chunk` points and k buckets. A round's input holds at most
+  // chunk + k points (the chunk's and the bucket values) and its output at most half of that plus
+  // one per bucket, i.e. chunk / 2 + k; and at most chunk / 2 + k pairs. fast_round's unconditional
+  // stores need one spare point and two spare pairs.
+  static size_t pts_size(size_t chunk, size_t k) { return chunk + k + 1; }
+  static size_t tmp_size(size_t chunk, size_t k) { return chunk / 2 + k + 1; }
+  static size_t pairs_size(size_t chunk, size_t k) { return chunk / 2 + k + 2; }
+  util::UninitVector<Pair> pairs_;  // the additions of this round
   std::vector<F> prefix_;    // prefix products of their denominators
   std::vector<Xyzz> extra_;  // exceptional additions (empty until the first)
 };
