@@ -179,6 +179,11 @@ TYPED_TEST(LaneOpsTest, OperationsAtTheirBoundsMatchTheScalarField) {
   for (int rep = 0; rep < 100; ++rep) {
     auto a = r8(), b = r8(), c = r8(), d = r8();
     if (rep == 0) a.fill(F::zero()), b.fill(-F::one());
+    if (rep == 1) {  // a - b + p = 2p - 1 in every component
+      F m = -F::one();
+      if constexpr (requires { m.c1; }) m.c1 = m.c0;
+      a.fill(m), b.fill(F::zero());
+    }
     const auto va = Ops::from_scalars(a.data()), vb = Ops::from_scalars(b.data()),
                vc = Ops::from_scalars(c.data()), vd = Ops::from_scalars(d.data());
     ASSERT_EQ(out(va), a);
@@ -187,10 +192,14 @@ TYPED_TEST(LaneOpsTest, OperationsAtTheirBoundsMatchTheScalarField) {
     const auto four = Ops::template sub2<2>(two, vc, vd);   // below 4p
     const auto prod = out(Ops::mul(two, three));
     const auto sq = out(Ops::mul(two, two));
+    const auto sq2 = out(Ops::square(two));
+    const auto sq_sq = out(Ops::square(Ops::square(two)));  // square's own output as its input
     const auto t = out(Ops::tighten(four));
     for (size_t l = 0; l < 8; ++l) {
       ASSERT_EQ(prod[l], (a[l] - b[l]) * (c[l] - d[l])) << "rep " << rep << " lane " << l;
       ASSERT_EQ(sq[l], (a[l] - b[l]) * (a[l] - b[l]));
+      ASSERT_EQ(sq2[l], (a[l] - b[l]).square()) << "rep " << rep << " lane " << l;
+      ASSERT_EQ(sq_sq[l], (a[l] - b[l]).square().square());
       ASSERT_EQ(t[l], a[l] - b[l] - c[l] - d[l]);
     }
   }

@@ -389,7 +389,7 @@ class Lanes8 {
 //   mul(a, b)  with a's components below 2p and b's below 3p: the product, below 2.14p for Fp
 //     ((2·3·rho + 1)p) and below 2p for Fp2 (tightened); with both below 2p, below 2p;
 //   tighten(a)  from below 4p to below 2p; tighten8(a) from below 8p;
-//   add(a, b), one(), blend(mask, a, b) (lanes in mask take b), zero_mask(a) (lanes where a ≡ 0,
+//   square(a) (a below 2p, as mul's result), add(a, b), one(), blend(mask, a, b) (lanes in mask take b), zero_mask(a) (lanes where a ≡ 0,
 //     a below 2p);
 //   to_scalars / from_scalars  eight reduced elements out (from below 4p) and in.
 template <class F>
@@ -427,6 +427,7 @@ struct LaneOps<F> {
     return K::template sub2<Kp>(a, b, c);
   }
   __attribute__((always_inline)) static V mul(const V& a, const V& b) { return K::mul(a, b); }
+  __attribute__((always_inline)) static V square(const V& a) { return K::mul(a, a); }
   __attribute__((always_inline)) static V tighten(V a) {
     K::template cond_sub<2>(a);
     return a;
@@ -479,6 +480,18 @@ struct LaneOps<F> {
   __attribute__((always_inline)) static V mul(const V& a, const V& b) {
     const typename K::V na1 = K::template sub<2>(K::zero(), a.c1);
     V r{K::mul_sum(a.c0, b.c0, na1, b.c1), K::mul_sum(a.c0, b.c1, a.c1, b.c0)};
+    K::template cond_sub<2>(r.c0);
+    K::template cond_sub<2>(r.c1);
+    return r;
+  }
+  // a^2 as c0 = (a0 + a1)·(a0 + 2p - a1), c1 = (2·a0)·a1: two products and two reductions where
+  // mul takes four and two. With a's components below 2p the factors of c0 are below 4p, so c0 is
+  // below (16·rho + 1)p = 4.04p and tightened twice; c1 is below (8·rho + 1)p = 2.52p and
+  // tightened once: both below 2p, as mul's.
+  __attribute__((always_inline)) static V square(const V& a) {
+    V r{K::mul(K::add(a.c0, a.c1), K::template sub<2>(a.c0, a.c1)),
+        K::mul(K::add(a.c0, a.c0), a.c1)};
+    K::template cond_sub<4>(r.c0);
     K::template cond_sub<2>(r.c0);
     K::template cond_sub<2>(r.c1);
     return r;
