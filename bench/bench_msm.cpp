@@ -111,6 +111,23 @@ void bm_msm_window(benchmark::State& state) {
   report(state, process_cpu_s() - t0);
 }
 
+// A fixed batch-affine chunk (second argument, points sorted into buckets at a time; 0 = the
+// default) and window (third, 0 = the cost model's):
+//   ./build/bench_msm --benchmark_filter='chunk' --benchmark_repetitions=3
+template <class C>
+void bm_msm_chunk(benchmark::State& state) {
+  const size_t n = size_t(state.range(0));
+  const auto& all = bases<C>(n);
+  const std::span<const typename C::Affine> b(all.data(), n);
+  const auto k = scalars<typename C::Fr>(n, Dist::kRandom);
+  msm::Options opt;
+  opt.chunk = size_t(state.range(1));
+  opt.window_bits = unsigned(state.range(2));
+  const double t0 = process_cpu_s();
+  for (auto _ : state) benchmark::DoNotOptimize(msm::msm<C>(b, k, opt));
+  report(state, process_cpu_s() - t0);
+}
+
 void bm_g1_batch4(benchmark::State& state) {
   const size_t n = size_t(state.range(0));
   const auto& all = bases<bls12_381::G1>(n);
@@ -214,6 +231,26 @@ BENCHMARK(bm_msm_window<bn254::G1>)
 BENCHMARK(bm_msm_window<bn254::G2>)
     ->Name("BN254_G2_random_window")
     ->ArgsProduct({{1 << 20}, {0, 12, 13, 14, 15, 16}})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(bm_msm_chunk<bn254::G1>)
+    ->Name("BN254_G1_random_chunk")
+    ->ArgsProduct({{1 << 16, 1 << 18, 1 << 20}, {0, 8192, 16384, 32768, 65536}, {0, 12, 13, 14}})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(bm_msm_chunk<G1>)
+    ->Name("G1_random_chunk")
+    ->ArgsProduct({{1 << 16, 1 << 18}, {0, 16384, 32768}, {0}})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(bm_msm_chunk<G2>)
+    ->Name("G2_random_chunk")
+    ->ArgsProduct({{1 << 16}, {0, 16384, 32768}, {0}})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(bm_msm_chunk<bn254::G2>)
+    ->Name("BN254_G2_random_chunk")
+    ->ArgsProduct({{1 << 16, 1 << 20}, {0, 8192, 16384, 32768}, {0}})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 

@@ -537,11 +537,21 @@ class AffineWindow {
   using Xyzz = typename C::Xyzz;
   using F = typename C::F;
 
-  // Chunk: 2 points per bucket on average (measured best or equal to 1x and 4x on G1 at 2^16 and
-  // 2^18), within [2^13, 2^16]: at least 2^13 so the ~4-6 inversions of a chunk cost < 0.5M per
-  // addition, at most 2^16 to bound the scratch (G2, c = 16: ~60 MB per task; see scratch_bytes).
+  // Chunk: points sorted into buckets at a time. At least 2^13 so the ~4-6 inversions of a chunk
+  // cost < 0.5M per addition, at most 2^16 to bound the scratch (G2, c = 16: ~60 MB per task;
+  // see scratch_bytes). Over G2 (Fp2 coordinates) 2 points per bucket on average; over G1 4, and
+  // at least 2^15: since the rounds' bookkeeping lost its branches (fast_round), a chunk's fixed
+  // cost per bucket is worth spreading over more of G1's cheaper additions (bench_msm
+  // *_random_chunk, one thread, medians of 3, two runs: BN254 G1 2^16 74.6/73.5 -> 67.0/67.2 ms,
+  // 2^18 287/275 -> 247/253, 2^20 1141/1160 -> 1109/1080; BLS12-381 G1 2^16 124/125 -> 120/119,
+  // 2^18 482/485 -> 468/453), while G2's larger points and dearer additions run best at 2 per
+  // bucket (BLS12-381 G2 2^16 292/285 ms against 364/366 at 2^15; BN254 G2 alike within 5%).
   static size_t chunk_size(unsigned c) {
-    return std::clamp<size_t>(size_t(2) << (c - 1), size_t(1) << 13, size_t(1) << 16);
+    const size_t k = size_t(1) << (c - 1);
+    if constexpr (kFp2Coordinates)
+      return std::clamp<size_t>(2 * k, size_t(1) << 13, size_t(1) << 16);
+    else
+      return std::clamp<size_t>(4 * k, size_t(1) << 15, size_t(1) << 16);
   }
 
   // Bytes a task allocates for `chunk` points per chunk (exceptional XYZZ buckets included).
@@ -672,6 +682,7 @@ class AffineWindow {
 
  private:
   static constexpr bool kLanes = ff::HasLanes<F>;
+  static constexpr bool kFp2Coordinates = requires(const F& f) { f.c0; };
 
   // A round's denominators for `pairs` additions: their prefix products (scalar), or the
   // denominators and the prefix products of each group of eight (lanes).
@@ -863,7 +874,7 @@ class AffineWindow {
       const V xp = Ops::load(pr, xo), yp = Ops::load(pr, yo);
       const V xq = Ops::load(qr, xo), yq = Ops::load(qr, yo);
       const V lambda = Ops::mul(Ops::template sub<1>(yq, yp), dinv);
-      const V x3 = Ops::tighten(Ops::template sub2<2>(Ops::mul(lambda, lambda), xp, xq));
+      const V x3 = Ops::tighten(Ops::template sub2<2>(Ops::square(lambda), xp, xq));
       const V y3 = Ops::template sub<1>(Ops::mul(lambda, Ops::template sub<2>(xp, x3)), yp);
       const size_t valid = std::min<size_t>(8, n - 8 * g);
       for (size_t l = 0; l < 8; ++l) {
