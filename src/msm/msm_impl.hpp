@@ -539,19 +539,20 @@ class AffineWindow {
 
   // Chunk: points sorted into buckets at a time. At least 2^13 so the ~4-6 inversions of a chunk
   // cost < 0.5M per addition, at most 2^16 to bound the scratch (G2, c = 16: ~60 MB per task;
-  // see scratch_bytes). Over G2 (Fp2 coordinates) 2 points per bucket on average; over G1 4, and
-  // at least 2^15: since the rounds' bookkeeping lost its branches (fast_round), a chunk's fixed
-  // cost per bucket is worth spreading over more of G1's cheaper additions (bench_msm
-  // *_random_chunk, one thread, medians of 3, two runs: BN254 G1 2^16 74.6/73.5 -> 67.0/67.2 ms,
-  // 2^18 287/275 -> 247/253, 2^20 1141/1160 -> 1109/1080; BLS12-381 G1 2^16 124/125 -> 120/119,
-  // 2^18 482/485 -> 468/453), while G2's larger points and dearer additions run best at 2 per
-  // bucket (BLS12-381 G2 2^16 292/285 ms against 364/366 at 2^15; BN254 G2 alike within 5%).
+  // see scratch_bytes). Over G2 (Fp2 coordinates) 2 points per bucket on average; over G1 4:
+  // since the rounds' bookkeeping lost its branches (fast_round), a chunk's fixed cost per bucket
+  // is worth spreading over more of G1's cheaper additions (bench_msm *_random_chunk, one thread,
+  // medians, two runs: BN254 G1 2^16 (c = 13) 2 per bucket 75.1/75.0 ms, 4 71.1/71.8, 8
+  // 70.7/70.4; 2^18 and 2^20 (c = 14) 287/275 -> 247/253 and 1141/1160 -> 1109/1080 at 4;
+  // BLS12-381 G1 2^18 482/485 -> 468/453 at 2^15), while G2's larger points and dearer additions
+  // run best at 2 per bucket (BLS12-381 G2 2^16 292/285 ms against 364/366 at 2^15; BN254 G2
+  // alike within 5%). Below ~2^15 terms both are 2^13: a larger floor cost a 2^14 proof 5%.
   static size_t chunk_size(unsigned c) {
     const size_t k = size_t(1) << (c - 1);
     if constexpr (kFp2Coordinates)
       return std::clamp<size_t>(2 * k, size_t(1) << 13, size_t(1) << 16);
     else
-      return std::clamp<size_t>(4 * k, size_t(1) << 15, size_t(1) << 16);
+      return std::clamp<size_t>(4 * k, size_t(1) << 13, size_t(1) << 16);
   }
 
   // Bytes a task allocates for `chunk` points per chunk (exceptional XYZZ buckets included).
