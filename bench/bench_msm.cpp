@@ -98,17 +98,23 @@ void bm_msm(benchmark::State& state) {
 // against its neighbours. At 2^20 terms the choice is capped by the batch-affine scratch (see
 // detail::kAffineScratchCap); the 2^20 rows show the cap's effect:
 //   ./build/bench_msm --benchmark_filter='window/1048576' --benchmark_min_time=0.1 --benchmark_repetitions=3
+// Random scalars over the first range(0) bases, with `opt`.
 template <class C>
-void bm_msm_window(benchmark::State& state) {
+void run_random(benchmark::State& state, const msm::Options& opt) {
   const size_t n = size_t(state.range(0));
   const auto& all = bases<C>(n);
   const std::span<const typename C::Affine> b(all.data(), n);
   const auto k = scalars<typename C::Fr>(n, Dist::kRandom);
-  msm::Options opt;
-  opt.window_bits = unsigned(state.range(1));
   const double t0 = process_cpu_s();
   for (auto _ : state) benchmark::DoNotOptimize(msm::msm<C>(b, k, opt));
   report(state, process_cpu_s() - t0);
+}
+
+template <class C>
+void bm_msm_window(benchmark::State& state) {
+  msm::Options opt;
+  opt.window_bits = unsigned(state.range(1));
+  run_random<C>(state, opt);
 }
 
 // A fixed batch-affine chunk (second argument, points sorted into buckets at a time; 0 = the
@@ -116,16 +122,10 @@ void bm_msm_window(benchmark::State& state) {
 //   ./build/bench_msm --benchmark_filter='chunk' --benchmark_repetitions=3
 template <class C>
 void bm_msm_chunk(benchmark::State& state) {
-  const size_t n = size_t(state.range(0));
-  const auto& all = bases<C>(n);
-  const std::span<const typename C::Affine> b(all.data(), n);
-  const auto k = scalars<typename C::Fr>(n, Dist::kRandom);
   msm::Options opt;
   opt.chunk = size_t(state.range(1));
   opt.window_bits = unsigned(state.range(2));
-  const double t0 = process_cpu_s();
-  for (auto _ : state) benchmark::DoNotOptimize(msm::msm<C>(b, k, opt));
-  report(state, process_cpu_s() - t0);
+  run_random<C>(state, opt);
 }
 
 void bm_g1_batch4(benchmark::State& state) {
