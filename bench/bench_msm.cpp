@@ -211,6 +211,25 @@ BENCHMARK(bm_msm<bn254::G2, Dist::kRandom>)
     ->Arg(1 << 16)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
+// Small inputs with each bucket kind, for the batch-affine threshold (detail::affine_min_terms):
+//   ./build/bench_msm --benchmark_filter='small_(xyzz|affine)' --benchmark_repetitions=5
+#define SPLITPROVE_BENCH_SMALL(C, NAME)                                                          \
+  BENCHMARK(bm_msm<C, Dist::kRandom, msm::Buckets::kXyzz>)                                       \
+      ->Name(NAME "_small_xyzz")                                                                  \
+      ->RangeMultiplier(4)                                                                        \
+      ->Range(1 << 6, 1 << 12)                                                                    \
+      ->Unit(benchmark::kMillisecond)                                                             \
+      ->UseRealTime();                                                                            \
+  BENCHMARK(bm_msm<C, Dist::kRandom, msm::Buckets::kBatchAffine>)                                \
+      ->Name(NAME "_small_affine")                                                                \
+      ->RangeMultiplier(4)                                                                        \
+      ->Range(1 << 6, 1 << 12)                                                                    \
+      ->Unit(benchmark::kMillisecond)                                                             \
+      ->UseRealTime()
+SPLITPROVE_BENCH_SMALL(bn254::G1, "BN254_G1");
+SPLITPROVE_BENCH_SMALL(bn254::G2, "BN254_G2");
+SPLITPROVE_BENCH_SMALL(G1, "G1");
+SPLITPROVE_BENCH_SMALL(G2, "G2");
 // BN254 without the GLV split (ec::bn254::BnGlv), for an A/B in one run.
 BENCHMARK(bm_msm<bn254::G1, Dist::kRandom, msm::Buckets::kAuto, false>)
     ->Name("BN254_G1_random_noglv")

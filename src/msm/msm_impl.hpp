@@ -1009,10 +1009,21 @@ constexpr double inversion_cost() {
 }
 
 // Batch-affine needs enough additions per task to spread the inversions of its rounds (~4-6 per
-// chunk); measured crossovers (single thread): G1 between 1024 and 2048 terms, G2 below 256. The
-// threshold is 3.5 inversions' worth of terms (G1: 2100, G2: 700).
+// chunk). With the sums in scalar code the measured crossovers (single thread) were G1 between
+// 1024 and 2048 terms, G2 below 256: the threshold is 3.5 inversions' worth of terms (G1: 2100,
+// G2: 700). With the sums in lanes batch-affine wins from far fewer terms (bench_msm
+// *_small_xyzz / *_small_affine, one thread, medians of 3, n terms before the GLV split, ms,
+// XYZZ / batch-affine):
+//   n            64           256          1024          4096
+//   BN254 G1     1.56 / 2.11  4.94 / 2.85  15.3 / 4.58   44.8 / 12.3
+//   BN254 G2     3.99 / 3.46  11.8 / 5.05  37.2 / 9.43   120 / 28.5
+//   BLS12-381 G1 2.77 / 4.24  8.36 / 5.47  25.0 / 8.93   80.5 / 22.4
+//   BLS12-381 G2 7.03 / 6.25  20.7 / 9.62  68.2 / 19.0   225 / 57.2
+// so there the threshold is 256 tail terms over G1 (n = 128 with the split) and 128 over G2.
 template <class C>
 constexpr size_t affine_min_terms() {
+  if constexpr (ff::HasLanes<typename C::F>)
+    return requires(const typename C::F& f) { f.c0; } ? 128 : 256;
   return size_t(3.5 * inversion_cost<typename C::F>());
 }
 
