@@ -10,6 +10,7 @@
 # of ~30 min of circom at 2^20; the same key matrices and the same witness bytes).
 #
 #   bench/groth16_vs_snarkjs.sh [k ...]   (default: 10 12 14 16)   REPS=3 OUT=dir CURVE=bn128 GEN=python
+#   (OUT defaults to bench/out/groth16-CURVE-DATE, ignored by git: bench/RESULTS.md cites the command)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BIN="${BIN:-$root/build/splitprove}"
@@ -23,7 +24,7 @@ case "$CURVE" in
   bn128) CURVE_NAME="BN254 (bn128)" ;;
   *) echo "groth16_vs_snarkjs: CURVE must be bls12381 or bn128" >&2; exit 2 ;;
 esac
-OUT="${OUT:-$root/bench/results/groth16-$CURVE-$(date +%Y%m%d)}"
+OUT="${OUT:-$root/bench/out/groth16-$CURVE-$(date +%Y%m%d)}"
 SIZES=("${@:-10 12 14 16}")
 read -r -a SIZES <<<"${SIZES[*]}"
 mkdir -p "$OUT"

@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
-# The pipeline sweep recorded in bench/RESULTS.md ("Pipeline engine"): `splitprove bench pipeline`
-# over synthesis workers x jobs in flight at one size under one budget, then the split
-# demonstration (a G2 stage slower than the GPU stage, split vs not split).
+# A pipeline sweep on this machine (bench/RESULTS.md, "Pipeline engine on the CPU backend"):
+# `splitprove bench pipeline` over synthesis workers x jobs in flight at one size under one budget,
+# then the split demonstration (a G2 stage slower than the GPU stage, split vs not split).
 #
 #   [SIZE=2^14] [BUDGET=48MiB] [PWS='1 2 4'] [JOBS='1 4'] [SPLIT_DEMO=1] bench/pipeline_sweep.sh [BUILD_DIR] [OUT_DIR]
 #
 # Each run writes memory.svg, waterfall.svg, timeline.csv, verdict.txt and summary.json into
-# OUT_DIR/<run>/ (timeline.jsonl is left out of the repository: it is large); table.md sums up.
+# OUT_DIR/<run>/ (timeline.jsonl is deleted: it is large); bench/pipeline_table.py sums them up.
+# OUT_DIR defaults to bench/out/pipeline-DATE (ignored by git: bench/RESULTS.md cites the command).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bin="${1:-$root/build}/splitprove"
-out="${2:-$root/bench/results/pipeline-$(date -u +%Y-%m-%d)}"
+out="${2:-$root/bench/out/pipeline-$(date -u +%Y-%m-%d)}"
 size="${SIZE:-2^14}"
 budget="${BUDGET:-48MiB}"
 pws="${PWS:-1 2 4}"      # synthesis workers swept

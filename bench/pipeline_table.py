@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Sums up a bench/pipeline_sweep.sh run: one markdown row per run directory (its summary.json).
 
-    python3 bench/pipeline_table.py bench/results/pipeline-2026-12-02 > .../table.md
+    python3 bench/pipeline_table.py bench/out/pipeline-YYYY-MM-DD > bench/out/pipeline-YYYY-MM-DD/table.md
 """
 import json
 import os
