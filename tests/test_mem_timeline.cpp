@@ -126,7 +126,7 @@ TEST(MemTimeline, LoadTimelineNamesAMissingFile) {
     load_timeline("/nonexistent/dir/t.csv");
     FAIL();
   } catch (const Error& e) {
-    EXPECT_STREQ(e.what(), "/nonexistent/dir/t.csv: cannot open");
+    EXPECT_STREQ(e.what(), "/nonexistent/dir/t.csv: cannot open: No such file or directory");
   }
 }
 

@@ -11,4 +11,12 @@ class Error : public std::runtime_error {
   explicit Error(const std::string& what) : std::runtime_error(what) {}
 };
 
+// A command that ran to the end but whose verdict failed (a memory report of a leak, a benchmark
+// whose acceptance checks fail under --check): the CLI exits with status 3, not 1, so scripts
+// tell "the check failed" from "the command failed".
+class VerdictFailed : public Error {
+ public:
+  explicit VerdictFailed(const std::string& what) : Error(what) {}
+};
+
 }  // namespace splitprove

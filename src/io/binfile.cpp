@@ -1,5 +1,7 @@
 #include "io/binfile.hpp"
 
+#include "util/limits.hpp"
+
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -66,23 +68,15 @@ MappedFile& MappedFile::operator=(MappedFile&& o) noexcept {
 }
 
 std::string read_text_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(path + ": cannot open: " + errno_text());
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) throw Error(path + ": read error");
-  return std::move(ss).str();
+  return util::read_file_bounded(path, util::kMaxTextFileBytes);
 }
 
 void write_file(const std::string& path, std::span<const uint8_t> bytes) {
-  FileSink s(path);
-  s.write(bytes.data(), bytes.size());
-  s.close();
+  util::write_file_atomic(path, bytes);
 }
 
 void write_file(const std::string& path, std::string_view text) {
-  write_file(path,
-             std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
+  util::write_file_atomic(path, text);
 }
 
 BinFile::BinFile(std::span<const uint8_t> data, std::string name, std::string_view magic,
@@ -147,21 +141,11 @@ std::span<const uint8_t> BinFile::section(uint32_t id, std::string_view what) co
   return data_.subspan(found->offset, found->size);
 }
 
-FileSink::FileSink(const std::string& path) : path_(path) {
-  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd_ < 0) throw Error(path + ": cannot create: " + errno_text());
+FileSink::FileSink(const std::string& path) : file_(std::make_unique<util::AtomicFile>(path)) {
   buf_.reserve(size_t(1) << 22);  // 4 MiB: large sequential writes
 }
 
-FileSink::~FileSink() {
-  if (fd_ >= 0) {
-    try {
-      flush_buffer();
-    } catch (...) {
-    }
-    ::close(fd_);
-  }
-}
+FileSink::~FileSink() = default;  // an uncommitted file_ removes its temporary file
 
 void FileSink::write(const void* p, size_t n) {
   const auto* b = static_cast<const uint8_t*>(p);
@@ -175,24 +159,16 @@ void FileSink::write(const void* p, size_t n) {
 }
 
 void FileSink::flush_buffer() {
-  size_t off = 0;
-  while (off < buf_.size()) {
-    const ssize_t w = ::write(fd_, buf_.data() + off, buf_.size() - off);
-    if (w < 0) {
-      if (errno == EINTR) continue;
-      throw Error(path_ + ": write failed: " + errno_text());
-    }
-    off += size_t(w);
-  }
+  if (!file_) throw Error("write to a closed file");
+  file_->write(buf_.data(), buf_.size());
   buf_.clear();
 }
 
 void FileSink::close() {
-  if (fd_ < 0) return;
+  if (!file_) return;
   flush_buffer();
-  const int fd = fd_;
-  fd_ = -1;
-  if (::close(fd) != 0) throw Error(path_ + ": close failed: " + errno_text());
+  file_->commit();
+  file_.reset();
 }
 
 }  // namespace splitprove::io

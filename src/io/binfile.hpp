@@ -11,6 +11,7 @@
 #include <bit>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -18,6 +19,7 @@
 
 #include "ff/bigint.hpp"
 #include "splitprove/error.hpp"
+#include "util/output.hpp"
 
 namespace splitprove::io {
 
@@ -41,9 +43,11 @@ class MappedFile {
   size_t size_ = 0;
 };
 
-// Reads a whole file into memory (small files, JSON); the error names the path.
+// Reads a whole file into memory (small files, JSON; at most util::kMaxTextFileBytes, a regular
+// file or a pipe); the error names the path.
 std::string read_text_file(const std::string& path);
-// Writes bytes to `path` (replacing it) or throws an Error naming the path.
+// Writes bytes to `path` atomically (util::AtomicFile: a temporary file renamed over the target)
+// or throws an Error naming the path.
 void write_file(const std::string& path, std::span<const uint8_t> bytes);
 void write_file(const std::string& path, std::string_view text);
 
@@ -156,8 +160,9 @@ class VectorSink : public ByteSink {
   std::vector<uint8_t> out;
 };
 
-// Buffered file output. close() writes the rest and reports errors (naming the path); the
-// destructor writes what it can silently, for unwinding after another error.
+// Buffered atomic file output (util::AtomicFile): the target appears, whole, at close(), which
+// reports errors naming the path. Destroyed without close() (unwinding after another error), it
+// leaves the target as it was.
 class FileSink : public ByteSink {
  public:
   explicit FileSink(const std::string& path);
@@ -165,12 +170,11 @@ class FileSink : public ByteSink {
   FileSink(const FileSink&) = delete;
   FileSink& operator=(const FileSink&) = delete;
   void write(const void* p, size_t n) override;
-  void close();  // flushes and closes; throws on a write error
+  void close();  // writes the rest and commits; throws on a write error
 
  private:
   void flush_buffer();
-  std::string path_;
-  int fd_ = -1;
+  std::unique_ptr<util::AtomicFile> file_;
   std::vector<uint8_t> buf_;
 };
 

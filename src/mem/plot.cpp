@@ -8,6 +8,7 @@
 
 #include "mem/units.hpp"
 #include "splitprove/error.hpp"
+#include "util/output.hpp"
 
 namespace splitprove::mem {
 namespace {
@@ -270,11 +271,7 @@ std::string render_svg(const Timeline& tl, const Verdict& v, const PlotOptions& 
 
 void save_svg(const Timeline& tl, const Verdict& v, const std::string& path,
               const PlotOptions& opts) {
-  std::ofstream f(path);
-  if (!f) throw Error(fmt::format("{}: cannot open for writing", path));
-  f << render_svg(tl, v, opts);
-  f.close();
-  if (!f) throw Error(fmt::format("{}: write failed", path));
+  util::write_file_atomic(path, render_svg(tl, v, opts));
 }
 
 }  // namespace splitprove::mem

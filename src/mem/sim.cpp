@@ -20,6 +20,7 @@
 #include "mem/sampler.hpp"
 #include "mem/units.hpp"
 #include "splitprove/error.hpp"
+#include "util/output.hpp"
 
 namespace splitprove::mem {
 namespace {
@@ -385,14 +386,8 @@ void write_sim_outputs(const SimConfig& c, const SimResult& r, const std::string
   save_csv(downsample(r.timeline, max_csv_samples), dir + "/timeline.csv");
   if (jsonl) save_jsonl(r.timeline, dir + "/timeline.jsonl");
   save_svg(downsample(r.timeline, max_csv_samples), r.verdict, dir + "/memory.svg");
-  {
-    std::ofstream f(dir + "/verdict.txt");
-    f << format_report(r.verdict);
-  }
-  {
-    std::ofstream f(dir + "/verdict.json");
-    f << to_json(r.verdict).dump(2) << '\n';
-  }
+  util::write_file_atomic(dir + "/verdict.txt", format_report(r.verdict));
+  util::write_file_atomic(dir + "/verdict.json", to_json(r.verdict).dump(2) + "\n");
   nlohmann::json s = {{"config", describe(c)},
                       {"policy", policy_name(c.policy)},
                       {"pw", c.pipeline.synthesis_workers},
@@ -408,9 +403,7 @@ void write_sim_outputs(const SimConfig& c, const SimResult& r, const std::string
                       {"model_needs_work_bytes", r.needs.work_bytes},
                       {"model_policy_work_bytes", r.policy_bound.work_bytes},
                       {"verdict", to_json(r.verdict)}};
-  std::ofstream f(dir + "/summary.json");
-  f << s.dump(2) << '\n';
-  if (!f) throw Error(fmt::format("{}/summary.json: write failed", dir));
+  util::write_file_atomic(dir + "/summary.json", s.dump(2) + "\n");
 }
 
 }  // namespace splitprove::mem

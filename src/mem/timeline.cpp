@@ -7,10 +7,13 @@
 #include <cmath>
 #include <fstream>
 #include <istream>
+#include <sstream>
 #include <nlohmann/json.hpp>
 #include <ostream>
 
 #include "splitprove/error.hpp"
+#include "util/limits.hpp"
+#include "util/output.hpp"
 
 namespace splitprove::mem {
 
@@ -353,35 +356,26 @@ Timeline read_jsonl(std::istream& in, std::string_view name) {
 // ---- files ------------------------------------------------------------------------------------
 
 namespace {
-std::ofstream open_out(const std::string& path) {
-  std::ofstream f(path);
-  if (!f) throw Error(fmt::format("{}: cannot open for writing", path));
-  return f;
-}
-void close_out(std::ofstream& f, const std::string& path) {
-  f.close();
-  if (!f) throw Error(fmt::format("{}: write failed", path));
-}
 bool ends_with(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
 }  // namespace
 
 void save_csv(const Timeline& tl, const std::string& path) {
-  auto f = open_out(path);
+  std::ostringstream f;
   write_csv(tl, f);
-  close_out(f, path);
+  util::write_file_atomic(path, f.view());
 }
 
 void save_jsonl(const Timeline& tl, const std::string& path) {
-  auto f = open_out(path);
+  std::ostringstream f;
   write_jsonl(tl, f);
-  close_out(f, path);
+  util::write_file_atomic(path, f.view());
 }
 
 Timeline load_timeline(const std::string& path) {
-  std::ifstream f(path);
-  if (!f) throw Error(fmt::format("{}: cannot open", path));
+  // Bounded: a device or an endless pipe is an error, not a read without end.
+  std::istringstream f(util::read_file_bounded(path, util::kMaxTextFileBytes));
   if (ends_with(path, ".jsonl") || ends_with(path, ".json")) return read_jsonl(f, path);
   return read_csv(f, path);
 }

@@ -4,6 +4,7 @@
 #include "pipeline/engine.hpp"
 #include "pipeline/prover.hpp"
 #include "splitprove/error.hpp"
+#include "util/limits.hpp"
 
 namespace splitprove::pipeline {
 
@@ -50,6 +51,18 @@ void EngineConfig::check() const {
     throw Error("pipeline: every stage needs at least one worker");
   if (!gpu_queue || !g2_queue || !final_queue)
     throw Error("pipeline: every queue needs a bound of at least 1");
+  // Every worker is a thread: a count beyond the machine's limit would only thrash it.
+  util::check_thread_count(synthesis_workers, "synthesis workers");
+  util::check_thread_count(gpu_workers, "GPU-stage workers");
+  util::check_thread_count(g2_workers, "G2-stage workers");
+  util::check_thread_count(finalizers, "finalizers");
+  util::check_thread_count(std::uint64_t(synthesis_workers) + gpu_workers + g2_workers + finalizers,
+                           "workers of all stages together");
+  for (auto [q, name] : {std::pair{gpu_queue, "GPU queue"}, std::pair{g2_queue, "G2 backlog"},
+                         std::pair{final_queue, "finalize backlog"}})
+    if (q > kMaxQueueBound)
+      throw Error(std::string("pipeline: the ") + name + " bound " + std::to_string(q) +
+                  " is more than " + std::to_string(kMaxQueueBound));
 }
 
 mem::PipelineConfig EngineConfig::model_config(const PartitionCost& cost, std::uint32_t jobs,

@@ -93,8 +93,10 @@ struct EngineConfig {
   // beyond one GPU worker's. Set by fit_scratch from the stages' report.
   bool host_msms_exclusive = false;
 
-  // Throws Error when a count is 0.
+  // Throws Error when a count is 0, a stage asks for more threads than util::max_threads() (or
+  // all stages together do), or a queue bound exceeds kMaxQueueBound.
   void check() const;
+  static constexpr std::uint32_t kMaxQueueBound = 4096;
   // The partition buffers of a backend that copies them to a device (Backend::pin_host_buffers)
   // are pinned, so they go by DMA; only recycled pages are (pinning and unpinning a fresh mapping
   // per partition costs more than the copy saves, and stalls the device's other work). Keeps a
@@ -113,6 +115,10 @@ struct EngineConfig {
                                    std::uint32_t partitions_per_job,
                                    std::uint64_t baseline = 0) const;
 };
+
+// A job's partitions are held in the engine's books (results, per-partition state): a job of
+// more is refused by Engine::submit.
+inline constexpr std::size_t kMaxPartitionsPerJob = std::size_t(1) << 20;
 
 template <class E>
 struct JobSpec {

@@ -342,6 +342,9 @@ std::uint64_t Engine<E>::submit(JobSpec<E> spec) {
   job->shape = spec.source->shape();
   if (spec.partitions == 0)
     throw Error(fmt::format("{}: a job of 0 partitions", spec.source->describe()));
+  if (spec.partitions > kMaxPartitionsPerJob)
+    throw Error(fmt::format("{}: a job of {} partitions: at most {} per job", spec.source->describe(),
+                            spec.partitions, kMaxPartitionsPerJob));
   {
     std::lock_guard lk(mu_);
     if (shutting_down_) throw Error("pipeline: the engine is shutting down");

@@ -14,6 +14,7 @@
 #include "mem/sampler.hpp"
 #include "mem/units.hpp"
 #include "splitprove/error.hpp"
+#include "util/output.hpp"
 #include "zk/curves.hpp"
 
 namespace splitprove::pipeline {
@@ -190,14 +191,9 @@ RunReport run_jobs(const RunOptions& o, const std::function<JobSpec<E>(std::uint
     mem::save_csv(mem::downsample(tl, 400), path("timeline.csv"));
     mem::save_jsonl(tl, path("timeline.jsonl"));
     mem::save_svg(tl, rep.verdict, path("memory.svg"));
-    {
-      std::ofstream f(path("waterfall.svg"));
-      f << render_waterfall(tl, o.title + " - stages per partition");
-    }
-    {
-      std::ofstream f(path("verdict.txt"));
-      f << mem::format_report(rep.verdict);
-    }
+    util::write_file_atomic(path("waterfall.svg"),
+                            render_waterfall(tl, o.title + " - stages per partition"));
+    util::write_file_atomic(path("verdict.txt"), mem::format_report(rep.verdict));
     {
       nlohmann::json j;
       j["source"] = rep.source;
@@ -237,8 +233,7 @@ RunReport run_jobs(const RunOptions& o, const std::function<JobSpec<E>(std::uint
                      {"gpu", stage(rep.stats.gpu)},
                      {"g2", stage(rep.stats.g2)},
                      {"finalize", stage(rep.stats.finalize)}};
-      std::ofstream f(path("summary.json"));
-      f << j.dump(2) << "\n";
+      util::write_file_atomic(path("summary.json"), j.dump(2) + "\n");
     }
     for (const char* f : {"memory.svg", "waterfall.svg", "timeline.csv", "timeline.jsonl",
                           "verdict.txt", "summary.json"})
