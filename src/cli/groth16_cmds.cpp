@@ -21,6 +21,9 @@
 #include "io/wtns.hpp"
 #include "io/zkey.hpp"
 #include "splitprove/error.hpp"
+#include "util/limits.hpp"
+#include "util/output.hpp"
+#include "mem/units.hpp"
 #include "zk/groth16.hpp"
 #include "zk/setup.hpp"
 
@@ -54,7 +57,7 @@ struct ProveArgs {
 template <class E>
 void run_prove(const ProveArgs& a) {
   auto t0 = std::chrono::steady_clock::now();
-  ProgressBar bar("prove");
+  ProgressBar bar("prove", a.quiet);
   bar.update("reading key", 0);
   // The key's point vectors are checked on the curve but not for subgroup membership here: that
   // check costs two 64-bit scalar multiplications per point (seconds for a 2^16 key, the whole
@@ -76,8 +79,13 @@ void run_prove(const ProveArgs& a) {
     throw Error(fmt::format("prove: the proof does not verify ({}): {} does not satisfy the circuit "
                             "of {} (run `splitprove check` with the .r1cs to find the constraint)",
                             *reason, a.wtns, a.zkey));
-  io::write_proof_json<E>(a.proof, proof);
-  io::write_public_json<E>(a.pub, pub);
+  // The public signals and then the proof land together (util::commit_together): a proof file
+  // is never beside another run's signals.
+  util::AtomicFile pub_file(a.pub), proof_file(a.proof);
+  pub_file.write(io::public_to_json<E>(pub));
+  proof_file.write(io::proof_to_json<E>(proof));
+  util::AtomicFile* group[] = {&pub_file, &proof_file};
+  util::commit_together(group);
   if (!a.quiet)
     std::fprintf(stderr, "proved %s in %.3f s (%u variables, domain 2^%d); proof verified\n",
                  a.zkey.c_str(), seconds_since(t0), pk.n_vars, __builtin_ctz(pk.domain_size));
@@ -101,11 +109,32 @@ void run_export_vkey(const std::string& zkey, const std::string& out) {
   io::write_vkey_json<E>(out, io::read_zkey_verifying_key<E>(zkey));
 }
 
+// The header's counts size the key: refused, with the numbers, before anything is allocated when
+// the key alone could not fit in the memory this machine has now.
+template <class E>
+void check_setup_fits(const io::R1cs<E>& r, const std::string& path) {
+  const std::uint64_t n_vars = r.n_wires;
+  std::uint64_t domain = 1;
+  while (domain < std::uint64_t(r.n_constraints) + r.n_public() + 1) domain <<= 1;
+  const std::uint64_t g1 = sizeof(typename E::G1Affine), g2 = sizeof(typename E::G2Affine),
+                      fr = sizeof(typename E::Fr);
+  // The key's A, B1, C (G1) and B2 (G2) per variable and H per domain point, and the setup's
+  // three evaluations per variable and two per domain point: a lower bound of what it holds.
+  const std::uint64_t need = n_vars * (3 * g1 + g2 + 3 * fr) + domain * (g1 + 2 * fr);
+  const std::uint64_t avail = util::available_memory();
+  if (avail && need > avail)
+    throw Error(fmt::format("setup: {}: {} wires and {} constraints (header) need at least {} for "
+                            "the key; this machine has {} available",
+                            path, r.n_wires, r.n_constraints, mem::format_bytes(need),
+                            mem::format_bytes(avail)));
+}
+
 template <class E>
 void run_setup(const std::string& r1cs_path, const std::string& out) {
   auto t0 = std::chrono::steady_clock::now();
   ProgressBar bar("setup");
   auto r1cs = io::read_r1cs<E>(r1cs_path);
+  check_setup_fits<E>(r1cs, r1cs_path);
   auto pk = zk::dev_setup<E>(r1cs, [&](const char* s, double f) { bar.update(s, f); });
   bar.update("writing", 1.0);
   io::write_zkey<E>(out, pk);
@@ -171,8 +200,9 @@ Register reg([](CLI::App& app) {
                     "<circuit.zkey> and one or more witnesses")
       ->required();
   prove->add_option("--out-dir", ba->out_dir,
-                    "batch: prove every witness as one job of the pipeline engine; writes "
-                    "DIR/proof_<i>.json and DIR/public_<i>.json");
+                    "batch: prove the witnesses through the pipeline engine; writes "
+                    "DIR/proof_<i>.json and DIR/public_<i>.json for witness i as soon as its "
+                    "proof is verified");
   prove->add_option("--r1cs", ba->r1cs, "batch: check each witness against the circuit first")
       ->check(CLI::ExistingFile);
   prove->add_option("--synth-workers", ba->synthesis_workers, "batch: synthesis workers")
@@ -181,10 +211,18 @@ Register reg([](CLI::App& app) {
   prove->add_option("--backend", ba->backend,
                     "batch: GPU-stage backend: auto (CUDA when a GPU is present), cpu or cuda")
       ->capture_default_str();
-  prove->add_flag("-q,--quiet", pa->quiet, "no summary line on stderr");
+  prove->add_flag("--fail-fast", ba->fail_fast,
+                  "batch: stop at the first witness that fails (default: prove the others, report "
+                  "every failure, exit 1)");
+  prove->add_flag("--force", ba->force,
+                  "batch: prove every witness again (default: a rerun keeps the proofs of an "
+                  "earlier run in DIR whose public signals are the witness's and that verify)");
+  prove->add_flag("-q,--quiet", pa->quiet, "no progress bar and no summary line on stderr");
   prove->callback([pa, ba, files] {
     auto must_exist = [](const std::string& f) {
-      if (!std::filesystem::is_regular_file(f)) throw Error(fmt::format("prove: {}: no such file", f));
+      if (!std::filesystem::exists(f)) throw Error(fmt::format("prove: {}: no such file", f));
+      if (!std::filesystem::is_regular_file(f))
+        throw Error(fmt::format("prove: {}: not a regular file (keys and witnesses are mapped)", f));
     };
     if (!ba->out_dir.empty()) {
       if (files->size() < 2) throw Error("prove --out-dir: give the .zkey and at least one witness");
@@ -200,6 +238,12 @@ Register reg([](CLI::App& app) {
                               files->size()));
     must_exist((*files)[0]);
     must_exist((*files)[1]);
+    util::OutputCheck("prove")
+        .input((*files)[0])
+        .input((*files)[1])
+        .output((*files)[2])
+        .output((*files)[3])
+        .check();
     pa->zkey = (*files)[0];
     pa->wtns = (*files)[1];
     pa->proof = (*files)[2];
@@ -221,6 +265,7 @@ Register reg([](CLI::App& app) {
   exp->add_option("zkey", (*ea)[0])->required()->check(CLI::ExistingFile);
   exp->add_option("vkey", (*ea)[1])->required();
   exp->callback([ea] {
+    util::OutputCheck("zkey export-vkey").input((*ea)[0]).output((*ea)[1]).check();
     zk::with_engine(io::detect_curve((*ea)[0]),
                     [&](auto e) { run_export_vkey<decltype(e)>((*ea)[0], (*ea)[1]); });
   });
@@ -235,6 +280,9 @@ Register reg([](CLI::App& app) {
     if (!*dev)
       throw Error("setup: only the development setup exists (pass --dev); for a real key run a "
                   "ceremony with snarkjs (powersoftau + groth16 setup + zkey contribute)");
+    // The key is written by renaming a new file over the target: a prover that maps the old key
+    // keeps reading it.
+    util::OutputCheck("setup").input((*sa)[0]).output((*sa)[1]).check();
     zk::with_engine(io::detect_curve((*sa)[0]),
                     [&](auto e) { run_setup<decltype(e)>((*sa)[0], (*sa)[1]); });
   });

@@ -20,6 +20,7 @@
 #include "io/wtns.hpp"
 #include "io/zkey.hpp"
 #include "splitprove/error.hpp"
+#include "util/output.hpp"
 
 namespace splitprove::cli {
 namespace {
@@ -127,8 +128,12 @@ void run(const Options& o) {
 // verification keys); files of two curves are an error naming both. Public signals alone do not
 // name a curve: they are read as BLS12-381's then.
 void dispatch(const Options& o) {
-  if (!o.rewrite.empty() && o.files.size() != 1)
-    throw Error("inspect: --rewrite takes exactly one input file");
+  if (!o.rewrite.empty()) {
+    if (o.files.size() != 1) throw Error("inspect: --rewrite takes exactly one input file");
+    // Written by renaming a new file over it, and never over the input (a key being read by a
+    // prover is never modified in place).
+    util::OutputCheck("inspect --rewrite").input(o.files[0]).output(o.rewrite).check();
+  }
   std::optional<zk::CurveId> curve;
   std::string from;
   for (const auto& path : o.files) {

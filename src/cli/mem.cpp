@@ -13,6 +13,7 @@
 #include "mem/units.hpp"
 #include "mem/verdict.hpp"
 #include "splitprove/error.hpp"
+#include "util/output.hpp"
 
 namespace splitprove::cli {
 namespace {
@@ -67,10 +68,14 @@ void run_report() {
     std::printf("%s\n", to_json(v).dump(2).c_str());
   else
     std::printf("timeline:    %s\n%s", a.file.c_str(), format_report(v).c_str());
+  // The verdict is the exit status: 0 bounded, 3 accumulation or leak (or too little to judge).
+  if (v.verdict != VerdictClass::bounded)
+    throw VerdictFailed(fmt::format("{}: verdict {}", a.file, verdict_name(v.verdict)));
 }
 
 void run_plot() {
   const auto& a = plot_args;
+  util::OutputCheck("mem plot").input(a.file).output(a.out).check();
   Timeline tl = load_timeline(a.file);
   Verdict v = analyze(tl, a.v.options());
   PlotOptions po;

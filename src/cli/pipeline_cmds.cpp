@@ -24,6 +24,8 @@
 #include "mem/verdict.hpp"
 #include "pipeline/run.hpp"
 #include "splitprove/error.hpp"
+#include "util/limits.hpp"
+#include "util/output.hpp"
 #ifdef SPLITPROVE_HAVE_CUDA
 #include "cuda/stage.hpp"
 #endif
@@ -36,6 +38,7 @@ struct BenchArgs {
   std::string curve = "bls12-381";  // the benchmark circuit's curve: bls12-381 or bn254
   std::string sweep_pw, sweep_jobs;  // sweep mode: comma-separated lists
   std::uint32_t sweep_reps = 1;      // sweep mode: runs of each cell
+  bool check = false;                // exit 3 when the acceptance checks fail
   pipeline::RunOptions run;
 };
 
@@ -79,6 +82,11 @@ void run_sweep(BenchArgs& a, unsigned k) {
                  "--sweep-pw");
   const auto jobs =
       parse_list(a.sweep_jobs.empty() ? std::to_string(a.run.jobs) : a.sweep_jobs, "--sweep-jobs");
+  for (auto pw : pws) {
+    auto e = a.run.engine;
+    e.synthesis_workers = pw;
+    e.check();  // the thread limits, with every other stage's workers
+  }
   if (a.run.out_dir.empty()) throw Error("--sweep-pw/--sweep-jobs need --out DIR");
   const std::string out = a.run.out_dir;
   std::filesystem::create_directories(out);
@@ -119,10 +127,8 @@ void run_sweep(BenchArgs& a, unsigned k) {
                                ro.engine.gpu_workers, ro.engine.g2_workers, j, ro.partitions);
         auto res = pipeline::run_jobs<E>(ro, [&](std::uint32_t jj) { return bc.job(jj); });
         backend = res.backend;
-        {
-          std::ofstream f(std::filesystem::path(ro.out_dir) / "report.txt");
-          f << pipeline::format_report(ro, res);
-        }
+        util::write_file_atomic((std::filesystem::path(ro.out_dir) / "report.txt").string(),
+                                pipeline::format_report(ro, res));
         auto mean = [](const pipeline::StageStats& st) {
           return st.items ? st.busy_s / double(st.items) : 0.0;
         };
@@ -200,12 +206,18 @@ void run_sweep(BenchArgs& a, unsigned k) {
                all_bounded ? "yes" : "NO", never_slower ? "yes" : "NO") +
            checks;
   std::printf("\n%s", checks.c_str());
-  std::ofstream f(std::filesystem::path(out) / "sweep.md");
-  f << table << "\n" << checks;
+  std::string md = table + "\n" + checks;
   if (reps > 1) {
-    f << "\nEvery run, in the order they ran:\n\n" << head;
-    for (const Row& r : rows) f << r.line;
+    md += "\nEvery run, in the order they ran:\n\n" + head;
+    for (const Row& r : rows) md += r.line;
   }
+  util::write_file_atomic((std::filesystem::path(out) / "sweep.md").string(), md);
+  if (a.check && !(all_under && all_bounded && never_slower && worst <= 1.0))
+    throw VerdictFailed(fmt::format(
+        "bench: the sweep's acceptance checks failed (budget kept: {}, measured/predicted <= 1: "
+        "{}, bounded: {}, never below pw=1: {}); see {}/sweep.md",
+        all_under ? "yes" : "NO", worst <= 1.0 ? "yes" : "NO", all_bounded ? "yes" : "NO",
+        never_slower ? "yes" : "NO", out));
 }
 
 // --curve's value: the names the project and snarkjs use for the two curves.
@@ -215,9 +227,20 @@ zk::CurveId parse_curve(const std::string& s) {
   throw Error(fmt::format("--curve '{}': expected bls12-381 or bn254 (snarkjs: bls12381, bn128)", s));
 }
 
+// A benchmark's jobs and partitions are built in memory up front: bounded before anything is.
+constexpr std::uint32_t kMaxBenchPartitions = 4096;
+constexpr std::uint32_t kMaxBenchJobs = 1024;
+
 template <class E>
 void run_bench(BenchArgs& a, bool demo) {
   const unsigned k = parse_log2_size(a.size, "--size");
+  // Every count is checked before the circuit and key are built (seconds to minutes).
+  a.run.engine.check();
+  if (a.run.partitions == 0 || a.run.partitions > kMaxBenchPartitions)
+    throw Error(fmt::format("--partitions {}: expected 1..{}", a.run.partitions, kMaxBenchPartitions));
+  if (a.run.jobs == 0 || a.run.jobs > kMaxBenchJobs)
+    throw Error(fmt::format("--jobs {}: expected 1..{}", a.run.jobs, kMaxBenchJobs));
+  if (!a.run.out_dir.empty()) util::OutputCheck(demo ? "demo" : "bench").output_dir(a.run.out_dir).check();
   const bool sweep = !a.sweep_pw.empty() || !a.sweep_jobs.empty() || a.sweep_reps > 1;
   if (!a.budget.empty()) a.run.engine.host_budget = mem::parse_size(a.budget, "--budget");
   a.run.gpu_delay = std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -242,6 +265,16 @@ void run_bench(BenchArgs& a, bool demo) {
                             a.run.engine.g2_workers, a.run.jobs, a.run.partitions);
   auto rep = pipeline::run_jobs<E>(a.run, [&](std::uint32_t j) { return bc.job(j); });
   std::printf("%s", pipeline::format_report(a.run, rep).c_str());
+  if (a.check) {
+    const double ratio =
+        rep.predicted_peak ? double(rep.verdict.peak) / double(rep.predicted_peak) : 0;
+    const bool bounded = rep.verdict.verdict == mem::VerdictClass::bounded;
+    if (!bounded || ratio > 1.0)
+      throw VerdictFailed(fmt::format("{}: verdict {} (bounded expected), measured/predicted peak "
+                                      "{:.3f} (at most 1 expected)",
+                                      demo ? "demo" : "bench",
+                                      mem::verdict_name(rep.verdict.verdict), ratio));
+  }
 }
 
 void run_bench_any(BenchArgs& a, bool demo) {
@@ -281,6 +314,10 @@ void add_engine_options(CLI::App* c, BenchArgs& a) {
                 "fixed time added to each GPU stage, standing for device time (e.g. 200ms)");
   c->add_option("--g2-delay", a.g2_delay,
                 "fixed time added to each G2 stage, standing for a slow G2 device (e.g. 400ms)");
+  c->add_flag("--check", a.check,
+              "exit 3 when the checks fail: a run's verdict is not bounded or its peak is above "
+              "the prediction; a sweep's acceptance lines (budget, prediction, bounded, never "
+              "below pw=1)");
 }
 
 Register reg([](CLI::App& app) {

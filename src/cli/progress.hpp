@@ -13,8 +13,13 @@ namespace splitprove::cli {
 
 class ProgressBar {
  public:
-  explicit ProgressBar(std::string what, std::chrono::milliseconds delay = std::chrono::milliseconds(1500))
-      : what_(std::move(what)), delay_(delay), start_(clock::now()), tty_(isatty(STDERR_FILENO)) {}
+  // quiet: draws nothing.
+  explicit ProgressBar(std::string what, bool quiet = false,
+                       std::chrono::milliseconds delay = std::chrono::milliseconds(1500))
+      : what_(std::move(what)),
+        delay_(delay),
+        start_(clock::now()),
+        tty_(!quiet && isatty(STDERR_FILENO)) {}
   ~ProgressBar() { finish(); }
 
   // Thread-safe; cheap when nothing is drawn.
@@ -29,11 +34,17 @@ class ProgressBar {
     if (filled < 0) filled = 0;
     if (filled > width) filled = width;
     double secs = std::chrono::duration<double>(now - start_).count();
-    std::fprintf(stderr, "\r%s [%s%s] %3d%% %-24.24s %6.1fs", what_.c_str(),
+    std::fprintf(stderr, "\r%s [%s%s] %3d%% %-40.40s %6.1fs", what_.c_str(),
                  std::string(size_t(filled), '#').c_str(), std::string(size_t(width - filled), '.').c_str(),
                  int(fraction * 100 + 0.5), stage, secs);
     std::fflush(stderr);
     drawn_ = true;
+  }
+  // For a line printed while the bar may be drawn: erases the bar (it is drawn again at the next
+  // update) and returns "" (so it can prefix the line).
+  const char* clear_line() {
+    finish();
+    return "";
   }
   void finish() {
     std::lock_guard lk(mu_);

@@ -1,6 +1,7 @@
 #pragma once
 // `splitprove prove --out-dir DIR <circuit.zkey> <w1.wtns> <w2.wtns> ...`: several witnesses
 // against one key in one run, as the partitions of one job through the pipeline engine.
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -16,10 +17,19 @@ struct ProveBatchArgs {
   std::uint32_t synthesis_workers = 2;
   std::string backend = "auto";  // GPU-stage backend: auto (CUDA when a GPU is present), cpu, cuda
   bool quiet = false;
+  bool fail_fast = false;  // stop at the first witness that fails (the others are not proved)
+  bool force = false;      // prove every witness, even where an earlier run's proof verifies
 };
 
+// The most witnesses one batch may name (each is a job of the engine).
+inline constexpr std::size_t kMaxBatchWitnesses = std::size_t(1) << 20;
+
 // Writes DIR/proof_<i>.json and DIR/public_<i>.json for witness i (0-based, in argument order),
-// every proof verified before it is written. Throws Error naming the failing witness.
+// each pair as soon as its proof is verified, together (util::commit_together). Checks every
+// count and output before reading anything. A witness that fails (unreadable, of another curve,
+// not satisfying the circuit) fails only itself: the others are proved (unless fail_fast) and
+// Error names every failed witness file at the end. A rerun keeps the pairs of an earlier run
+// whose signals are the witness's and whose proof verifies (unless force).
 void run_prove_batch(const ProveBatchArgs& a);
 
 }  // namespace splitprove::cli
