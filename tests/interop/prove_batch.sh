@@ -3,8 +3,10 @@
 # every curve's circom fixtures (BLS12-381: tests/fixtures, BN254 "bn128": tests/fixtures/bn128),
 # the curve read from the key: every proof written verifies with snarkjs's verification key
 # through `splitprove verify` (and through snarkjs itself where it is installed); a witness that
-# does not satisfy the circuit fails the batch naming the witness and the constraint, and writes
-# no proof; a witness of the other curve is a clear error naming both files and both curves.
+# does not satisfy the circuit fails only itself (named by file, with the constraint; rc 1) while
+# the good witnesses' proofs are written and verify; --fail-fast stops at the first failure; a
+# rerun keeps proofs that exist and verify; a witness of the other curve is a clear error naming
+# both files and both curves.
 # Usage: prove_batch.sh <splitprove binary> <source dir>
 set -uo pipefail
 BIN="$1"
@@ -50,9 +52,19 @@ run_curve() {
   expect_ok "with --r1cs" "$BIN" prove -q --out-dir "$D.r" --r1cs "$F/chain.r1cs" "$F/chain.zkey" "$F/chain.wtns"
   flip_last_value "$F/chain.wtns" "$T/$2.bad.wtns"
   expect_reject "an unsatisfying witness fails the batch" \
-    "$BIN" prove -q --out-dir "$D.bad" --r1cs "$F/chain.r1cs" "$F/chain.zkey" "$F/chain.wtns" "$T/$2.bad.wtns"
-  grep -q "partition 1" "$T/out" && grep -q "constraint" "$T/out" || fail "the message names the partition and the constraint"
-  [[ ! -e "$D.bad/proof_0.json" ]] && pass "no proof written for a failed batch" || fail "a failed batch wrote proofs"
+    "$BIN" prove -q --out-dir "$D.bad" --r1cs "$F/chain.r1cs" "$F/chain.zkey" "$F/chain.wtns" "$T/$2.bad.wtns" "$F/chain.wtns"
+  grep -q "$T/$2.bad.wtns" "$T/out" && grep -q "constraint" "$T/out" || fail "the message names the witness file and the constraint"
+  [[ -e "$D.bad/proof_0.json" && -e "$D.bad/proof_2.json" && ! -e "$D.bad/proof_1.json" && ! -e "$D.bad/public_1.json" ]] \
+    && pass "the good witnesses' proofs are written, the bad one's not" || { fail "outputs of a batch with one bad witness"; ls "$D.bad"; }
+  expect_ok "the good proofs of a failed batch verify" "$BIN" verify "$F/chain.vkey.json" "$D.bad/public_2.json" "$D.bad/proof_2.json"
+  [[ -z "$(find "$D.bad" -name '*.tmp')" ]] && pass "no temporary files left" || fail "temporary files left in $D.bad"
+  local before; before=$(sha256sum "$D.bad/proof_0.json")
+  expect_ok "a rerun proves only what is missing" "$BIN" prove -q --out-dir "$D.bad" "$F/chain.zkey" "$F/chain.wtns" "$F/chain.wtns" "$F/chain.wtns"
+  [[ "$(sha256sum "$D.bad/proof_0.json")" == "$before" ]] && pass "a rerun keeps a proof that verifies" || fail "a rerun rewrote a good proof"
+  expect_ok "the rerun's new proof verifies" "$BIN" verify "$F/chain.vkey.json" "$D.bad/public_1.json" "$D.bad/proof_1.json"
+  expect_reject "--fail-fast stops at the first failure" \
+    "$BIN" prove -q --fail-fast --out-dir "$D.ff" --r1cs "$F/chain.r1cs" "$F/chain.zkey" "$T/$2.bad.wtns" "$F/chain.wtns" "$F/chain.wtns" "$F/chain.wtns" "$F/chain.wtns" "$F/chain.wtns" "$F/chain.wtns" "$F/chain.wtns" "$F/chain.wtns" "$F/chain.wtns" "$F/chain.wtns" "$F/chain.wtns" "$F/chain.wtns" "$F/chain.wtns" "$F/chain.wtns" "$F/chain.wtns"
+  [[ $(find "$D.ff" -name 'proof_*.json' | wc -l) -lt 15 ]] && pass "--fail-fast left later witnesses unproved" || fail "--fail-fast proved every witness"
   expect_reject "without --r1cs: caught by verification" \
     "$BIN" prove -q --out-dir "$D.bad2" "$F/chain.zkey" "$T/$2.bad.wtns"
   grep -q "does not verify" "$T/out" || fail "the message says the proof does not verify"
