@@ -12,11 +12,17 @@ std::vector<DeviceInfo> list_devices(std::string* why_none) {
   int n = 0;
   cudaError_t e = cudaGetDeviceCount(&n);
   if (e != cudaSuccess) {
-    if (why_none) *why_none = cudaGetErrorString(e);
+    // Said plainly: a machine without an NVIDIA GPU (or its driver) is the usual case, and the
+    // runtime's words for it ("driver version is insufficient") point the wrong way.
+    if (why_none)
+      *why_none = (e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver)
+                      ? std::string("no GPU: this machine has no NVIDIA GPU or no NVIDIA driver (CUDA: ") +
+                            cudaGetErrorString(e) + ")"
+                      : std::string("no GPU usable: ") + cudaGetErrorString(e);
     cudaGetLastError();  // clear the sticky-free error so later calls start clean
     return out;
   }
-  if (n == 0 && why_none) *why_none = "no CUDA device";
+  if (n == 0 && why_none) *why_none = "no GPU: CUDA sees no device";
   for (int i = 0; i < n; ++i) {
     cudaDeviceProp p{};
     if (cudaGetDeviceProperties(&p, i) != cudaSuccess) continue;

@@ -64,7 +64,7 @@ class Gpu {
   explicit Gpu(const GpuOptions& o) : opts_(o) {
     std::string why;
     const auto devs = list_devices(&why);
-    if (devs.empty()) throw Error("cuda: no CUDA device: " + why);
+    if (devs.empty()) throw Error("cuda: " + why);
     if (o.device < 0 || std::size_t(o.device) >= devs.size())
       throw Error(fmt::format("cuda: no device {} ({} present)", o.device, devs.size()));
     info_ = devs[std::size_t(o.device)];
@@ -376,7 +376,7 @@ std::shared_ptr<Gpu> shared_gpu(std::string* why) {
   if (auto g = shared.lock()) return g;
   std::string reason;
   if (list_devices(&reason).empty()) {
-    if (why) *why = "no CUDA device: " + reason;
+    if (why) *why = reason;
     return nullptr;
   }
   try {

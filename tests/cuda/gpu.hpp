@@ -30,7 +30,7 @@ inline const std::string& no_gpu_reason() {
 #define SPLITPROVE_REQUIRE_GPU()                                                          \
   do {                                                                                    \
     if (!::splitprove::cuda::testing::no_gpu_reason().empty())                            \
-      GTEST_SKIP() << "no CUDA device: " << ::splitprove::cuda::testing::no_gpu_reason(); \
+      GTEST_SKIP() << ::splitprove::cuda::testing::no_gpu_reason();                     \
   } while (0)
 
 namespace splitprove::cuda::testing {
