@@ -62,6 +62,7 @@
 #include "mem/model.hpp"
 #include "mem/sampler.hpp"
 #include "pipeline/prover.hpp"
+#include "pipeline/stage_queue.hpp"
 
 namespace splitprove::pipeline {
 
@@ -192,10 +193,13 @@ class Engine {
   struct Job;
   struct Item;
   using ItemPtr = std::unique_ptr<Item>;
-  class Queue;
+  using Queue = StageQueue<ItemPtr>;
 
   void synthesis_worker();
   mem::Reservation admit(Job& job, mem::BufferPool::Lease& lease);
+  template <class Work>
+  void stage_worker(Queue& in, Queue& out, const char* stage, StageStats EngineStats::*stats,
+                    const std::string& name, Work&& work);
   void gpu_worker();
   void g2_worker();
   void finalizer();

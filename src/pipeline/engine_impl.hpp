@@ -9,6 +9,7 @@
 #include "mem/units.hpp"
 #include "pipeline/engine.hpp"
 #include "pipeline/prover_impl.hpp"
+#include "pipeline/stage_queue.hpp"
 #include "splitprove/error.hpp"
 #include "util/parallel.hpp"
 
@@ -83,95 +84,6 @@ struct Engine<E>::Item {
   std::uint64_t pool_rank() const { return (job->id << 32) | std::uint64_t(index & 0xffffffffu); }
 };
 
-// A bounded queue that hands out the oldest job's lowest partition first. Slots can be taken ahead
-// (acquire_slot) so that a worker never starts work whose output would have nowhere to go; items
-// plus slots never exceed the bound. Entering the queue is the hand-off: the item is retagged to
-// the next stage under the queue's lock.
-template <class E>
-class Engine<E>::Queue {
- public:
-  Queue(std::size_t bound, mem::Tag stage) : bound_(bound), stage_(stage) {}
-
-  bool acquire_slot() {
-    std::unique_lock lk(mu_);
-    not_full_.wait(lk, [&] { return shut_ || items_.size() + slots_ < bound_; });
-    if (shut_) return false;
-    ++slots_;
-    note_locked();
-    return true;
-  }
-  void release_slot() {
-    std::lock_guard lk(mu_);
-    --slots_;
-    not_full_.notify_one();
-  }
-  // Blocks while full (unless a slot was taken). False on shutdown: the item stays with the caller.
-  bool push(ItemPtr& it, bool slot_taken) {
-    std::unique_lock lk(mu_);
-    if (!slot_taken) not_full_.wait(lk, [&] { return shut_ || items_.size() + slots_ < bound_; });
-    if (slot_taken) --slots_;
-    if (shut_) return false;
-    it->retag(stage_);
-    auto pos = std::find_if(items_.begin(), items_.end(), [&](const ItemPtr& o) {
-      return std::pair(o->job->id, o->index) > std::pair(it->job->id, it->index);
-    });
-    items_.insert(pos, std::move(it));
-    note_locked();
-    not_empty_.notify_one();
-    return true;
-  }
-  // Blocks while empty; nullptr on shutdown.
-  ItemPtr pop() {
-    std::unique_lock lk(mu_);
-    not_empty_.wait(lk, [&] { return shut_ || !items_.empty(); });
-    if (shut_) return nullptr;
-    ItemPtr it = std::move(items_.front());
-    items_.pop_front();
-    not_full_.notify_one();
-    return it;
-  }
-  // Takes out every item of `job`; the caller destroys them (outside this queue's lock).
-  std::vector<ItemPtr> purge(const Job* job) {
-    std::vector<ItemPtr> out;
-    std::lock_guard lk(mu_);
-    for (auto i = items_.begin(); i != items_.end();) {
-      if ((*i)->job.get() == job) {
-        out.push_back(std::move(*i));
-        i = items_.erase(i);
-      } else {
-        ++i;
-      }
-    }
-    if (!out.empty()) not_full_.notify_all();
-    return out;
-  }
-  std::vector<ItemPtr> shutdown() {
-    std::lock_guard lk(mu_);
-    shut_ = true;
-    std::vector<ItemPtr> out;
-    for (auto& i : items_) out.push_back(std::move(i));
-    items_.clear();
-    not_full_.notify_all();
-    not_empty_.notify_all();
-    return out;
-  }
-  std::uint64_t max_seen() const {
-    std::lock_guard lk(mu_);
-    return max_seen_;
-  }
-
- private:
-  void note_locked() { max_seen_ = std::max<std::uint64_t>(max_seen_, items_.size() + slots_); }
-  const std::size_t bound_;
-  const mem::Tag stage_;
-  mutable std::mutex mu_;
-  std::condition_variable not_full_, not_empty_;
-  std::deque<ItemPtr> items_;
-  std::size_t slots_ = 0;
-  std::uint64_t max_seen_ = 0;
-  bool shut_ = false;
-};
-
 // ---- engine -----------------------------------------------------------------------------------
 
 template <class E>
@@ -212,9 +124,15 @@ Engine<E>::Engine(EngineConfig cfg, std::shared_ptr<GpuStage<E>> gpu,
     held_scratch_.split_g2 = cfg_.split_g2;
     fit_worker_scratch(want, "");
   }
-  gpu_q_ = std::make_unique<Queue>(cfg_.gpu_queue, mem::Tag::gpu);
-  g2_q_ = std::make_unique<Queue>(cfg_.g2_queue, mem::Tag::g2);
-  final_q_ = std::make_unique<Queue>(cfg_.final_queue, mem::Tag::finalize);
+  // Queues order by (job id, partition index); entering one retags the item's bytes to its stage.
+  auto queue = [](std::size_t bound, mem::Tag stage) {
+    return std::make_unique<Queue>(
+        bound, [](const ItemPtr& it) { return std::pair<std::uint64_t, std::uint64_t>(it->job->id, it->index); },
+        [stage](ItemPtr& it) { it->retag(stage); });
+  };
+  gpu_q_ = queue(cfg_.gpu_queue, mem::Tag::gpu);
+  g2_q_ = queue(cfg_.g2_queue, mem::Tag::g2);
+  final_q_ = queue(cfg_.final_queue, mem::Tag::finalize);
   auto spawn = [&](std::uint32_t n, void (Engine::*f)()) {
     for (std::uint32_t i = 0; i < n; ++i) threads_.emplace_back([this, f] { (this->*f)(); });
   };
@@ -422,7 +340,7 @@ void Engine<E>::fail(Job& job, const std::string& message) {
   // Wakes a synthesis worker waiting for budget on this job's behalf, and tells the source.
   job.stop.request_stop();
   // Drop the job's queued items now (their memory goes back to the budget as they die).
-  for (Queue* q : {gpu_q_.get(), g2_q_.get(), final_q_.get()}) q->purge(&job).clear();
+  for (Queue* q : {gpu_q_.get(), g2_q_.get(), final_q_.get()}) q->purge([&](const ItemPtr& it) { return it->job.get() == &job; }).clear();
   std::lock_guard lk(mu_);
   if (job.live == 0 && !job.done) {
     job.done = true;
@@ -536,82 +454,63 @@ void Engine<E>::synthesis_worker() {
   }
 }
 
+// The GPU and G2 stages share one worker loop: take a slot in the next queue first (never start
+// a partition whose result would have nowhere to go), pop the oldest partition, run the stage,
+// count its time, hand the partition on. A failure fails the partition's job, naming the stage.
 template <class E>
-void Engine<E>::gpu_worker() {
+template <class Work>
+void Engine<E>::stage_worker(Queue& in, Queue& out, const char* stage, StageStats EngineStats::*stats,
+                             const std::string& name, Work&& work) {
   for (;;) {
-    if (!g2_q_->acquire_slot()) return;  // never start a partition the G2 backlog cannot take
-    ItemPtr it = gpu_q_->pop();
+    if (!out.acquire_slot()) return;
+    ItemPtr it = in.pop();
     if (!it) {
-      g2_q_->release_slot();
+      out.release_slot();
       return;
     }
     if (it->stopped()) {
-      g2_q_->release_slot();
+      out.release_slot();
       continue;
     }
     Job& job = *it->job;
     try {
-      mark("start", "gpu", *it);
+      mark("start", stage, *it);
       const auto t0 = std::chrono::steady_clock::now();
       util::PoolRank rank(it->pool_rank());
-      it->pending.emplace(job.prover->start(std::move(*it->synth), job.cost));
-      it->synth.reset();
-      if (!cfg_.split_g2) job.prover->run_g2(*it->pending);  // unsplit: G2 in this worker's time
+      work(*it);
       const double dt = detail::since(t0);
-      mark("end", "gpu", *it);
+      mark("end", stage, *it);
       {
         std::lock_guard lk(mu_);
-        ++stats_.gpu.items;
-        stats_.gpu.busy_s += dt;
+        ++(stats_.*stats).items;
+        (stats_.*stats).busy_s += dt;
       }
       if (it->stopped()) {
-        g2_q_->release_slot();
+        out.release_slot();
         continue;
       }
-      if (!g2_q_->push(it, true)) return;
+      if (!out.push(it, true)) return;
     } catch (const std::exception& e) {
-      g2_q_->release_slot();
-      fail(job, fmt::format("partition {}: GPU stage ({}): {}", it->index, gpu_->name(), e.what()));
+      out.release_slot();
+      fail(job, fmt::format("partition {}: {}: {}", it->index, name, e.what()));
     }
   }
 }
 
 template <class E>
+void Engine<E>::gpu_worker() {
+  stage_worker(*gpu_q_, *g2_q_, "gpu", &EngineStats::gpu, fmt::format("GPU stage ({})", gpu_->name()), [&](Item& it) {
+    Job& job = *it.job;
+    it.pending.emplace(job.prover->start(std::move(*it.synth), job.cost));
+    it.synth.reset();
+    if (!cfg_.split_g2) job.prover->run_g2(*it.pending);  // unsplit: G2 in this worker's time
+  });
+}
+
+template <class E>
 void Engine<E>::g2_worker() {
-  for (;;) {
-    if (!final_q_->acquire_slot()) return;
-    ItemPtr it = g2_q_->pop();
-    if (!it) {
-      final_q_->release_slot();
-      return;
-    }
-    if (it->stopped()) {
-      final_q_->release_slot();
-      continue;
-    }
-    Job& job = *it->job;
-    try {
-      mark("start", "g2", *it);
-      const auto t0 = std::chrono::steady_clock::now();
-      util::PoolRank rank(it->pool_rank());
-      job.prover->run_g2(*it->pending);
-      const double dt = detail::since(t0);
-      mark("end", "g2", *it);
-      {
-        std::lock_guard lk(mu_);
-        ++stats_.g2.items;
-        stats_.g2.busy_s += dt;
-      }
-      if (it->stopped()) {
-        final_q_->release_slot();
-        continue;
-      }
-      if (!final_q_->push(it, true)) return;
-    } catch (const std::exception& e) {
-      final_q_->release_slot();
-      fail(job, fmt::format("partition {}: G2 stage ({}): {}", it->index, g2_->name(), e.what()));
-    }
-  }
+  stage_worker(*g2_q_, *final_q_, "g2", &EngineStats::g2, fmt::format("G2 stage ({})", g2_->name()),
+               [&](Item& it) { it.job->prover->run_g2(*it.pending); });
 }
 
 template <class E>
@@ -646,7 +545,7 @@ void Engine<E>::finalizer() {
   }
 }
 
-// The instantiation list of the engine and prover, over an engine E (zk/curves.hpp);
+// The instantiation list of the engine and prover, over an engine E (ec/curves.hpp);
 // engine_<curve>.cpp expands it in one line. (The light parts of this layer, CircomSource, the
 // backend registry and run_jobs, are instantiated for every curve of SPLITPROVE_FOR_EACH_ENGINE
 // in their own .cpp files.)

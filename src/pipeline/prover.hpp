@@ -13,12 +13,12 @@
 //     goes back to the budget when its buffer is unmapped) and the rest, which pays for the
 //     compact G2 input and the small results later. The stages' heap scratch is paid by the
 //     workers that run them (one reservation per worker, engine.hpp), not by the partition.
-//   * start() makes the compact G2 input (its own buffer, carved from the rest) and hands z, a, b,
-//   c
-//     *by value* to the GPU stage, which frees each as soon as it is dead; when start() returns
+//   * start() makes the compact G2 input (its own buffer, carved from the rest) and hands z, a,
+//     b, c *by value* to the GPU stage, which frees each as soon as it is dead; when start() returns
 //     they are gone.
-//   * A PendingProof owns only: the compact G2 input, the small results (G1 sums, public inputs)
-//     with their share, and r, s. Never a pointer into z, a, b, c.
+//   * A PendingProof owns only: the compact G2 input and the small results (G1 sums, public
+//     inputs) with their share. Never a pointer into z, a, b, c, and never the randomizers r, s:
+//     finish() draws them, uses them and wipes them.
 //   * run_g2 frees the compact input; finish() frees the rest.
 #include <array>
 #include <cstddef>
@@ -109,7 +109,6 @@ struct PendingProof {
   PendingProof() = default;
   PendingProof(PendingProof&&) noexcept = default;
   PendingProof& operator=(PendingProof&&) noexcept = default;
-  ~PendingProof();  // wipes r and s
 
   std::size_t index = 0;
   mem::Reservation result;   // pays for the small results below
@@ -117,7 +116,6 @@ struct PendingProof {
   std::vector<Fr> publics;   // z[1..n_public]
   zk::G1Results<E> g1;
   std::optional<typename E::G2Jacobian> b2;
-  Fr r, s;  // the randomizers (secret)
 
   // Bytes this pending proof holds in the books now.
   std::uint64_t held_bytes() const { return result.bytes() + g2_input.reservation().bytes(); }
@@ -232,12 +230,13 @@ class Prover {
   bool recycles() const { return pool_ != nullptr; }
   mem::BufferPool* pool() const { return pool_.get(); }
 
-  // The GPU stage. r and s are drawn here from the OS CSPRNG and kept by the pending proof.
+  // The GPU stage: z, a, b, c in, the G1 results out (z, a, b, c are freed).
   PendingProof<E> start(Synthesized<E>&& part, const PartitionCost& cost);
   // The G2 stage; frees the compact input. Idempotent.
   void run_g2(PendingProof<E>& p);
-  // Joins the G2 result (running the stage if needed), assembles, verifies (Error if the proof
-  // does not verify, naming `what`), and frees everything the pending proof held.
+  // Joins the G2 result (running the stage if needed), draws r and s from the OS CSPRNG, assembles,
+  // wipes r and s, verifies (Error if the proof does not verify, naming `what`), and frees
+  // everything the pending proof held. The randomizers exist only inside this call.
   zk::Proof<E> finish(PendingProof<E>&& p, const std::string& what);
 
  private:

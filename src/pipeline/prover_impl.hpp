@@ -51,21 +51,12 @@ PartitionCost partition_cost(const circuit::Shape& shape, const Key<E>& key,
     c.g2_tail = std::size_t(std::count_if(key.g2.wires.begin(), key.g2.wires.end(),
                                           [&](std::uint32_t w) { return !binary[w]; }));
   }
-  // The heap-held results: the G1 sums, the G2 sum, r and s, the public inputs, the proof.
+  // The heap-held results: the G1 sums, the G2 sum, the public inputs, the proof.
   c.result = sizeof(PendingProof<E>) + sizeof(zk::Proof<E>) + 2 * shape.n_public * sizeof(Fr);
   c.synth_scratch = shape.scratch_bytes;
   c.g1_scratch = zk::g1_stage_scratch_bytes<E>(*key.pk);
   c.g2_scratch = zk::g2_stage_scratch_bytes<E>(key.g2, c.g2_tail);
   return c;
-}
-
-template <class E>
-PendingProof<E>::~PendingProof() {
-  // r and s are secrets: do not leave them in freed memory.
-  volatile unsigned char* p = reinterpret_cast<volatile unsigned char*>(&r);
-  for (std::size_t i = 0; i < sizeof r; ++i) p[i] = 0;
-  p = reinterpret_cast<volatile unsigned char*>(&s);
-  for (std::size_t i = 0; i < sizeof s; ++i) p[i] = 0;
 }
 
 namespace detail {
@@ -223,9 +214,6 @@ PendingProof<E> Prover<E>::start(Synthesized<E>&& part, const PartitionCost& /*c
   p.g2_input = std::move(part.g2_input);
   p.publics.assign(part.z.begin() + 1, part.z.begin() + 1 + pk.n_public);
   p.result = std::move(part.rest);
-  util::OsRng rng;
-  p.r = Fr::random(rng);
-  p.s = Fr::random(rng);
   // The GPU stage takes z, a, b, c and frees them; they are gone when it returns.
   p.g1 =
       gpu_->run(*key_, std::move(part.z), std::move(part.a), std::move(part.b), std::move(part.c));
@@ -243,7 +231,23 @@ template <class E>
 zk::Proof<E> Prover<E>::finish(PendingProof<E>&& p, const std::string& what) {
   PendingProof<E> q = std::move(p);  // whatever happens, q dies here and frees what it holds
   run_g2(q);
-  return zk::assemble_verified<E>(*key_->pk, key_->pvk, q.publics, q.g1, *q.b2, q.r, q.s, what);
+  // r and s are drawn where they are used and wiped before this returns or throws: no queue,
+  // no other stage and no freed memory ever holds them.
+  struct Randomizers {
+    typename E::Fr r, s;
+    Randomizers() {
+      util::OsRng rng;
+      r = E::Fr::random(rng);
+      s = E::Fr::random(rng);
+    }
+    ~Randomizers() {
+      auto* p = reinterpret_cast<volatile unsigned char*>(this);
+      for (std::size_t i = 0; i < sizeof *this; ++i) p[i] = 0;
+    }
+    Randomizers(const Randomizers&) = delete;
+    Randomizers& operator=(const Randomizers&) = delete;
+  } rs;
+  return zk::assemble_verified<E>(*key_->pk, key_->pvk, q.publics, q.g1, *q.b2, rs.r, rs.s, what);
 }
 
 }  // namespace splitprove::pipeline
