@@ -22,13 +22,13 @@
 
 #include "circuit/porep.hpp"
 #include "util/parallel.hpp"
-#include "zk/curves.hpp"
+#include "ec/curves.hpp"
 #include "zk/groth16_impl.hpp"
 
 namespace {
 
 using namespace splitprove;
-using E = zk::Bls12_381;
+using E = ec::Bls12_381;
 using Fr = E::Fr;
 
 struct Fixture {

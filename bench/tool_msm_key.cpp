@@ -20,7 +20,7 @@
 #include "zk/stages.hpp"
 
 using namespace splitprove;
-using E = zk::Bn254;
+using E = ec::Bn254;
 
 namespace {
 double cpu_now() {

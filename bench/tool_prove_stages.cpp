@@ -66,10 +66,10 @@ int main(int argc, char** argv) try {
     return 2;
   }
   const int reps = argc > 3 ? std::max(1, std::atoi(argv[3])) : 3;
-  if (io::detect_curve(argv[1]) == zk::CurveId::kBn254)
-    stages<zk::Bn254>(argv, reps);
+  if (io::detect_curve(argv[1]) == ec::CurveId::kBn254)
+    stages<ec::Bn254>(argv, reps);
   else
-    stages<zk::Bls12_381>(argv, reps);
+    stages<ec::Bls12_381>(argv, reps);
 } catch (const std::exception& e) {
   std::fprintf(stderr, "error: %s\n", e.what());
   return 1;

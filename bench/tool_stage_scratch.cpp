@@ -20,7 +20,7 @@
 #include "pipeline/prover_impl.hpp"
 #include "splitprove/error.hpp"
 #include "util/parallel.hpp"
-#include "zk/curves.hpp"
+#include "ec/curves.hpp"
 
 namespace {
 std::atomic<std::int64_t> g_live{0}, g_peak{0};
@@ -72,7 +72,7 @@ void operator delete(void* p, std::size_t, std::align_val_t) noexcept { uncounte
 void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { uncounted(p); }
 
 using namespace splitprove;
-using E = zk::Bls12_381;
+using E = ec::Bls12_381;
 using Fr = E::Fr;
 
 namespace {

@@ -19,7 +19,7 @@
 #include "util/parallel.hpp"
 
 using namespace splitprove;
-using E = zk::Bls12_381;
+using E = ec::Bls12_381;
 
 namespace {
 

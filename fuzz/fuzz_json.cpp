@@ -33,7 +33,7 @@ void fuzz_one(const uint8_t* data, size_t size) {
 
 // Both engines see every input: each reader must refuse the other curve's files cleanly too.
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  fuzz_one<splitprove::zk::Bls12_381>(data, size);
-  fuzz_one<splitprove::zk::Bn254>(data, size);
+  fuzz_one<splitprove::ec::Bls12_381>(data, size);
+  fuzz_one<splitprove::ec::Bn254>(data, size);
   return 0;
 }

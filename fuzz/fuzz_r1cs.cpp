@@ -17,7 +17,7 @@ void fuzz_one(const uint8_t* data, size_t size) {
     // section bounds (a wire need not occur anywhere), so cap the assignment this harness makes.
     if (r.n_wires <= (1u << 16)) {
       std::vector<typename E::Fr> ones(r.n_wires, E::Fr::one());
-      (void)splitprove::io::first_unsatisfied<E>(r, ones);
+      (void)splitprove::zk::first_unsatisfied<E>(r, ones);
     }
   } catch (const splitprove::Error&) {
   }
@@ -25,7 +25,7 @@ void fuzz_one(const uint8_t* data, size_t size) {
 
 // Both engines see every input: each reader must refuse the other curve's files cleanly too.
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  fuzz_one<splitprove::zk::Bls12_381>(data, size);
-  fuzz_one<splitprove::zk::Bn254>(data, size);
+  fuzz_one<splitprove::ec::Bls12_381>(data, size);
+  fuzz_one<splitprove::ec::Bn254>(data, size);
   return 0;
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Arithmetic benchmarks: builds Release with clang++, runs bench/bench_arith (Google Benchmark,
 # single-threaded latency chains) and the @noble/curves peer (bench/peer_noble.mjs) on the same
-# pinned core, and prints the markdown table of bench/RESULTS.md on stdout (progress on stderr).
+# pinned core, and prints the table of bench/RESULTS.md ("Field and curve arithmetic") on stdout (progress on stderr).
 #
 #   scripts/bench-arith.sh [--save FILE.json] [--quick]
 #

@@ -14,11 +14,11 @@
 #include "circuit/porep.hpp"
 #include "splitprove/error.hpp"
 #include "test_util.hpp"
-#include "zk/curves.hpp"
+#include "ec/curves.hpp"
 
 using namespace splitprove;
 using namespace splitprove::circuit;
-using Fr = zk::Bls12_381::Fr;
+using Fr = ec::Bls12_381::Fr;
 using splitprove::testing::rng;
 
 namespace {

@@ -21,7 +21,7 @@
 
 using namespace splitprove;
 using namespace splitprove::circuit;
-using E = zk::Bls12_381;
+using E = ec::Bls12_381;
 using Fr = E::Fr;
 
 namespace {
@@ -58,7 +58,7 @@ TEST(CircuitProve, PorepProvesAndVerifies) {
   auto r1cs = to_r1cs<E>(*cs);
   // The .r1cs model agrees: the recording's z satisfies it, and it round-trips through the file
   // encoding.
-  ASSERT_FALSE(io::first_unsatisfied<E>(r1cs, rec.z).has_value());
+  ASSERT_FALSE(zk::first_unsatisfied<E>(r1cs, rec.z).has_value());
   auto back = io::parse_r1cs<E>(io::encode_r1cs<E>(r1cs), "porep-small.r1cs");
   EXPECT_EQ(back.n_wires, cs->n_vars());
   EXPECT_EQ(back.n_public(), cs->n_public);

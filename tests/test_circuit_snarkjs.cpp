@@ -18,7 +18,7 @@
 #include "test_util.hpp"
 
 using namespace splitprove;
-using E = zk::Bls12_381;
+using E = ec::Bls12_381;
 using Fr = E::Fr;
 
 namespace {

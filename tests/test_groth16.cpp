@@ -19,13 +19,13 @@ using splitprove::testing::rng;
 // Every suite runs for both engines, on the fixtures snarkjs made for that curve.
 template <class E>
 static std::string fixture(const std::string& name) {
-  const char* dir = E::kId == zk::CurveId::kBn254 ? "/tests/fixtures/bn128/" : "/tests/fixtures/";
+  const char* dir = E::kId == ec::CurveId::kBn254 ? "/tests/fixtures/bn128/" : "/tests/fixtures/";
   return splitprove::testing::source_dir() + dir + name;
 }
 
 template <class E>
 class Groth16 : public ::testing::Test {};
-using Engines = ::testing::Types<zk::Bls12_381, zk::Bn254>;
+using Engines = ::testing::Types<ec::Bls12_381, ec::Bn254>;
 struct EngineNames {
   template <class E>
   static std::string GetName(int) {
@@ -132,10 +132,10 @@ TYPED_TEST(Groth16, UnsatisfyingWitnessIsNamedAndItsProofFails) {
   auto r1cs = io::read_r1cs<E>(fixture<E>("chain.r1cs"));
   auto pk = io::read_zkey<E>(fixture<E>("chain.zkey"));
   auto w = io::read_wtns<E>(fixture<E>("chain.wtns"));
-  ASSERT_FALSE(io::first_unsatisfied<E>(r1cs, w.values).has_value());
+  ASSERT_FALSE(zk::first_unsatisfied<E>(r1cs, w.values).has_value());
   auto bad = w.values;
   bad[bad.size() / 2] += Fr::one();
-  auto idx = io::first_unsatisfied<E>(r1cs, bad);
+  auto idx = zk::first_unsatisfied<E>(r1cs, bad);
   ASSERT_TRUE(idx.has_value());
   auto proof = zk::prove<E>(pk, bad);
   auto pvk = zk::prepare<E>(zk::verifying_key(pk));
@@ -155,7 +155,7 @@ TYPED_TEST(Groth16, DevSetupOfNativeCircuit) {
     SCOPED_TRACE(steps);
     auto cs = chain_r1cs<E>(steps);
     auto w = chain_witness<E>(steps, Fr::random(rng()), Fr::random(rng()));
-    ASSERT_FALSE(io::first_unsatisfied<E>(cs, w).has_value());
+    ASSERT_FALSE(zk::first_unsatisfied<E>(cs, w).has_value());
     auto pk = zk::dev_setup<E>(cs);
     EXPECT_EQ(pk.domain_size, 1u << (32 - __builtin_clz(steps + 2 + 2)));  // > constraints + n_public
     auto pvk = zk::prepare<E>(zk::verifying_key(pk));
@@ -176,7 +176,7 @@ TYPED_TEST(Groth16, DevSetupOfNativeCircuit) {
     // An unsatisfying witness: named, and its proof fails.
     auto wb = w;
     wb[4] += Fr::one();
-    EXPECT_EQ(io::first_unsatisfied<E>(cs, wb), std::optional<size_t>(0));
+    EXPECT_EQ(zk::first_unsatisfied<E>(cs, wb), std::optional<size_t>(0));
     EXPECT_FALSE(zk::verify<E>(pvk, zk::public_inputs<E>(pk, wb), zk::prove<E>(pk, wb)));
   }
 }

@@ -28,7 +28,7 @@
 namespace splitprove::io {
 namespace {
 
-using E = zk::Bls12_381;
+using E = ec::Bls12_381;
 using Fr = E::Fr;
 using Fp = E::Fp;
 using Fp2 = E::Fp2;
@@ -180,7 +180,7 @@ TEST(Wtns, EncodeReproducesSnarkjsFile) {
 
 TEST(CurveId, DetectedFromThePrimes) {
   for (const char* f : {"multiplier.r1cs", "multiplier.wtns", "multiplier.zkey"})
-    EXPECT_EQ(detect_curve(fixture(f)), zk::CurveId::kBls12_381) << f;
+    EXPECT_EQ(detect_curve(fixture(f)), ec::CurveId::kBls12_381) << f;
 }
 
 TEST(Zkey, MatchesItsCircuitAndHasSnarkjsSetupShape) {
@@ -471,7 +471,7 @@ TEST(BadFiles, WrongCurvePrime) {
     SCOPED_TRACE(f);
     Container c(bytes_of(fixture(f)));
     auto& h = c.payload(1);
-    std::memcpy(h.data() + 4, zk::kBn254R.data(), 32);
+    std::memcpy(h.data() + 4, ec::kBn254R.data(), 32);
     auto bn = c.bytes();
     auto parse = [&](const std::vector<uint8_t>& b) {
       if (std::string(f).ends_with("r1cs"))
@@ -483,7 +483,7 @@ TEST(BadFiles, WrongCurvePrime) {
         [&] { parse(bn); },
         {std::string(f) + ": section 1 (header): scalar field prime r is BN254's, expected "
                           "BLS12-381's"});
-    EXPECT_EQ(detect_curve(bn, f), zk::CurveId::kBn254);
+    EXPECT_EQ(detect_curve(bn, f), ec::CurveId::kBn254);
     h[4] ^= 2;
     auto junk = c.bytes();
     expect_error([&] { parse(junk); }, {"section 1 (header): unknown scalar field prime r 0x"});
@@ -954,6 +954,6 @@ TEST(BadFiles, RandomMutationsNeverCrash) {
 // Found by fuzz_json: a number literal too large for a double made the JSON library throw
 // out_of_range, which escaped as a non-splitprove exception.
 TEST(IoJson, NumberOverflowIsAnError) {
-  EXPECT_THROW(splitprove::io::proof_from_json<splitprove::zk::Bls12_381>("[1e999]", "proof.json"), splitprove::Error);
-  EXPECT_THROW(splitprove::io::public_from_json<splitprove::zk::Bls12_381>("[\"1\", 7e99999]", "public.json"), splitprove::Error);
+  EXPECT_THROW(splitprove::io::proof_from_json<splitprove::ec::Bls12_381>("[1e999]", "proof.json"), splitprove::Error);
+  EXPECT_THROW(splitprove::io::public_from_json<splitprove::ec::Bls12_381>("[\"1\", 7e99999]", "public.json"), splitprove::Error);
 }

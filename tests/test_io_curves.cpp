@@ -29,13 +29,13 @@ const char* const kCircuits[] = {"multiplier", "mixed", "chain"};
 
 template <class E>
 std::string fixture(const std::string& name) {
-  const char* dir = E::kId == zk::CurveId::kBn254 ? "/tests/fixtures/bn128/" : "/tests/fixtures/";
+  const char* dir = E::kId == ec::CurveId::kBn254 ? "/tests/fixtures/bn128/" : "/tests/fixtures/";
   return splitprove::testing::source_dir() + dir + name;
 }
 
 // The other curve's engine, for mismatch tests.
 template <class E>
-using Other = std::conditional_t<E::kId == zk::CurveId::kBn254, zk::Bls12_381, zk::Bn254>;
+using Other = std::conditional_t<E::kId == ec::CurveId::kBn254, ec::Bls12_381, ec::Bn254>;
 
 std::vector<uint8_t> bytes_of(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -55,7 +55,7 @@ std::string error_of(F&& f) {
 
 template <class E>
 class IoCurves : public ::testing::Test {};
-using Engines = ::testing::Types<zk::Bls12_381, zk::Bn254>;
+using Engines = ::testing::Types<ec::Bls12_381, ec::Bn254>;
 struct EngineNames {
   template <class E>
   static std::string GetName(int) {
@@ -227,7 +227,7 @@ TYPED_TEST(IoCurves, DecodedPointsAndProblemsDoNotDependOnTheLanes) {
 }
 
 TEST(SnarkjsPoints, Bn254MatchesVectors) {
-  using E = zk::Bn254;
+  using E = ec::Bn254;
   using Codec = PointCodec<E>;
   const auto& v = splitprove::testing::vectors_for("bn254");
   ASSERT_GE(v["g1"].size(), 8u);

@@ -27,7 +27,7 @@
 
 using namespace splitprove;
 using namespace std::chrono_literals;
-using E = zk::Bls12_381;
+using E = ec::Bls12_381;
 using Fr = E::Fr;
 using splitprove::testing::rng;
 

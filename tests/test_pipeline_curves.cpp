@@ -1,4 +1,4 @@
-// The pipeline engine for every curve (one typed suite, instantiated per engine of zk/curves.hpp):
+// The pipeline engine for every curve (one typed suite, instantiated per engine of ec/curves.hpp):
 // the snarkjs circom fixtures of the curve (BLS12-381: tests/fixtures, BN254 "bn128":
 // tests/fixtures/bn128) proved through the engine verify with our key and with snarkjs's
 // verification key; a job holding an unsatisfied witness fails alone (naming its partition and,
@@ -25,7 +25,7 @@ namespace {
 
 template <class E>
 std::string fixture(const std::string& name) {
-  const std::string dir = E::kId == zk::CurveId::kBn254 ? "bn128/" : "";
+  const std::string dir = E::kId == ec::CurveId::kBn254 ? "bn128/" : "";
   return splitprove::testing::source_dir() + "/tests/fixtures/" + dir + name;
 }
 
@@ -63,7 +63,7 @@ struct EngineNames {
   }
 };
 
-using Engines = ::testing::Types<zk::Bls12_381, zk::Bn254>;
+using Engines = ::testing::Types<ec::Bls12_381, ec::Bn254>;
 TYPED_TEST_SUITE(PipelineCurves, Engines, EngineNames);
 
 TYPED_TEST(PipelineCurves, CircomFixturesThroughTheEngineVerify) {

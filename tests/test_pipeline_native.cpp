@@ -16,7 +16,7 @@
 
 using namespace splitprove;
 using splitprove::testing::items_held;
-using E = zk::Bls12_381;
+using E = ec::Bls12_381;
 using Fr = E::Fr;
 
 namespace {

@@ -1,18 +1,18 @@
 #pragma once
-// A recorded native circuit as an io::R1cs (circom's .r1cs model), so that zk::dev_setup builds a
+// A recorded native circuit as a zk::R1cs (circom's .r1cs model), so that zk::dev_setup builds a
 // proving key for it and io::encode_r1cs writes it as a file snarkjs reads. All publics are
 // public inputs (nPubOut = 0), in the circuit's allocation order; the private variables are
 // internal wires (nPrvIn = 0); one label per wire (nLabels = nWires, no section 3).
 #include <limits>
 
 #include "circuit/constraint_system.hpp"
-#include "io/r1cs.hpp"
+#include "zk/r1cs.hpp"
 
 namespace splitprove::circuit {
 
 template <class E>
-io::R1cs<E> to_r1cs(const ConstraintSystem<typename E::Fr>& cs) {
-  io::R1cs<E> r;
+zk::R1cs<E> to_r1cs(const ConstraintSystem<typename E::Fr>& cs) {
+  zk::R1cs<E> r;
   r.source = cs.name;
   r.n_wires = cs.n_vars();
   r.n_pub_out = 0;

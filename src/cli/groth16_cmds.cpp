@@ -152,7 +152,7 @@ void run_check(const std::string& r1cs_path, const std::string& wtns_path) {
   auto r1cs = io::read_r1cs<E>(r1cs_path);
   auto w = io::read_wtns<E>(wtns_path);
   io::check_witness_length(w, r1cs.n_wires, r1cs_path, "circuit");
-  if (auto bad = io::first_unsatisfied<E>(r1cs, w.values))
+  if (auto bad = zk::first_unsatisfied<E>(r1cs, w.values))
     throw Error(fmt::format("check: {} does not satisfy {}: constraint {} of {} fails (A·w)(B·w) = C·w",
                             wtns_path, r1cs_path, *bad, r1cs.n_constraints));
   std::printf("OK: %s satisfies all %u constraints of %s\n", wtns_path.c_str(), r1cs.n_constraints,
@@ -160,17 +160,17 @@ void run_check(const std::string& r1cs_path, const std::string& wtns_path) {
 }
 
 // The curve is read from the files; files of two curves are an error that names both.
-void same_curve(zk::CurveId a, const std::string& a_name, zk::CurveId b, const std::string& b_name,
+void same_curve(ec::CurveId a, const std::string& a_name, ec::CurveId b, const std::string& b_name,
                 const char* cmd) {
   if (a != b)
     throw Error(fmt::format("{}: {} is for {} but {} is for {}: both must be for the same curve",
-                            cmd, a_name, zk::curve_name(a), b_name, zk::curve_name(b)));
+                            cmd, a_name, ec::curve_name(a), b_name, ec::curve_name(b)));
 }
 
 void dispatch_prove(const ProveArgs& a) {
   const auto curve = io::detect_curve(a.zkey);
   same_curve(curve, a.zkey, io::detect_curve(a.wtns), a.wtns, "prove");
-  zk::with_engine(curve, [&](auto e) { run_prove<decltype(e)>(a); });
+  ec::with_engine(curve, [&](auto e) { run_prove<decltype(e)>(a); });
 }
 
 void dispatch_verify(const std::string& vkey, const std::string& pub, const std::string& proof) {
@@ -179,13 +179,13 @@ void dispatch_verify(const std::string& vkey, const std::string& pub, const std:
   const auto curve = *named;
   if (const auto of_proof = io::read_curve_of_json(proof))  // optional in a proof
     same_curve(curve, vkey, *of_proof, proof, "verify");
-  zk::with_engine(curve, [&](auto e) { run_verify<decltype(e)>(vkey, pub, proof); });
+  ec::with_engine(curve, [&](auto e) { run_verify<decltype(e)>(vkey, pub, proof); });
 }
 
 void dispatch_check(const std::string& r1cs, const std::string& wtns) {
   const auto curve = io::detect_curve(r1cs);
   same_curve(curve, r1cs, io::detect_curve(wtns), wtns, "check");
-  zk::with_engine(curve, [&](auto e) { run_check<decltype(e)>(r1cs, wtns); });
+  ec::with_engine(curve, [&](auto e) { run_check<decltype(e)>(r1cs, wtns); });
 }
 
 Register reg([](CLI::App& app) {
@@ -266,7 +266,7 @@ Register reg([](CLI::App& app) {
   exp->add_option("vkey", (*ea)[1])->required();
   exp->callback([ea] {
     util::OutputCheck("zkey export-vkey").input((*ea)[0]).output((*ea)[1]).check();
-    zk::with_engine(io::detect_curve((*ea)[0]),
+    ec::with_engine(io::detect_curve((*ea)[0]),
                     [&](auto e) { run_export_vkey<decltype(e)>((*ea)[0], (*ea)[1]); });
   });
 
@@ -283,7 +283,7 @@ Register reg([](CLI::App& app) {
     // The key is written by renaming a new file over the target: a prover that maps the old key
     // keeps reading it.
     util::OutputCheck("setup").input((*sa)[0]).output((*sa)[1]).check();
-    zk::with_engine(io::detect_curve((*sa)[0]),
+    ec::with_engine(io::detect_curve((*sa)[0]),
                     [&](auto e) { run_setup<decltype(e)>((*sa)[0], (*sa)[1]); });
   });
 

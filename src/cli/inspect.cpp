@@ -108,7 +108,7 @@ void run(const Options& o) {
   }
   if (r1cs && wtns) {
     io::check_witness_length(*wtns, r1cs->n_wires, r1cs->source, "wires");
-    if (auto bad = io::first_unsatisfied<E>(*r1cs, wtns->values))
+    if (auto bad = zk::first_unsatisfied<E>(*r1cs, wtns->values))
       throw Error(wtns->source + ": does not satisfy " + r1cs->source + ": constraint " +
                   std::to_string(*bad) + " fails");
     std::printf("%s satisfies all %u constraints of %s\n", wtns->source.c_str(),
@@ -134,11 +134,11 @@ void dispatch(const Options& o) {
     // prover is never modified in place).
     util::OutputCheck("inspect --rewrite").input(o.files[0]).output(o.rewrite).check();
   }
-  std::optional<zk::CurveId> curve;
+  std::optional<ec::CurveId> curve;
   std::string from;
   for (const auto& path : o.files) {
     const std::string magic = magic_of(path);
-    std::optional<zk::CurveId> c;
+    std::optional<ec::CurveId> c;
     if (magic == "r1cs" || magic == "wtns" || magic == "zkey") {
       c = io::detect_curve(path);
     } else {
@@ -148,12 +148,12 @@ void dispatch(const Options& o) {
     }
     if (!c) continue;
     if (curve && *curve != *c)
-      throw Error("inspect: " + from + " is for " + std::string(zk::curve_name(*curve)) + " but " +
-                  path + " is for " + std::string(zk::curve_name(*c)));
+      throw Error("inspect: " + from + " is for " + std::string(ec::curve_name(*curve)) + " but " +
+                  path + " is for " + std::string(ec::curve_name(*c)));
     curve = c;
     from = path;
   }
-  zk::with_engine(curve.value_or(zk::CurveId::kBls12_381), [&](auto e) { run<decltype(e)>(o); });
+  ec::with_engine(curve.value_or(ec::CurveId::kBls12_381), [&](auto e) { run<decltype(e)>(o); });
 }
 
 Register reg([](CLI::App& app) {

@@ -221,9 +221,9 @@ void run_sweep(BenchArgs& a, unsigned k) {
 }
 
 // --curve's value: the names the project and snarkjs use for the two curves.
-zk::CurveId parse_curve(const std::string& s) {
-  if (s == "bls12-381" || s == "bls12_381" || s == "bls12381") return zk::CurveId::kBls12_381;
-  if (s == "bn254" || s == "bn128" || s == "alt_bn128") return zk::CurveId::kBn254;
+ec::CurveId parse_curve(const std::string& s) {
+  if (s == "bls12-381" || s == "bls12_381" || s == "bls12381") return ec::CurveId::kBls12_381;
+  if (s == "bn254" || s == "bn128" || s == "alt_bn128") return ec::CurveId::kBn254;
   throw Error(fmt::format("--curve '{}': expected bls12-381 or bn254 (snarkjs: bls12381, bn128)", s));
 }
 
@@ -278,7 +278,7 @@ void run_bench(BenchArgs& a, bool demo) {
 }
 
 void run_bench_any(BenchArgs& a, bool demo) {
-  zk::with_engine(parse_curve(a.curve), [&](auto e) { run_bench<decltype(e)>(a, demo); });
+  ec::with_engine(parse_curve(a.curve), [&](auto e) { run_bench<decltype(e)>(a, demo); });
 }
 
 void add_engine_options(CLI::App* c, BenchArgs& a) {

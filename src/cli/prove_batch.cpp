@@ -55,7 +55,7 @@ bool already_proved(const ProveBatchArgs& a, std::size_t i, const zk::ProvingKey
 }
 
 template <class E>
-void prove_batch(const ProveBatchArgs& a, zk::CurveId curve) {
+void prove_batch(const ProveBatchArgs& a, ec::CurveId curve) {
   const auto t0 = std::chrono::steady_clock::now();
   ProgressBar bar("prove", a.quiet);
   bar.update("reading key", 0);
@@ -125,11 +125,11 @@ void prove_batch(const ProveBatchArgs& a, zk::CurveId curve) {
     while (next < todo.size() && !stopping && inflight.size() < window) {
       const std::size_t i = todo[next++];
       try {
-        const zk::CurveId c = io::detect_curve(a.witnesses[i]);
+        const ec::CurveId c = io::detect_curve(a.witnesses[i]);
         if (c != curve)
           throw Error(fmt::format("{} is for {} but {} is for {}: both must be for the same curve",
-                                  a.zkey, zk::curve_name(curve), a.witnesses[i],
-                                  zk::curve_name(c)));
+                                  a.zkey, ec::curve_name(curve), a.witnesses[i],
+                                  ec::curve_name(c)));
         std::vector<io::Witness<E>> ws;
         ws.push_back(io::read_wtns<E>(a.witnesses[i]));
         auto src =
@@ -200,18 +200,18 @@ void run_prove_batch(const ProveBatchArgs& a) {
   check.check();
   // The curve is the key's (its primes); the circuit must be for it too, and so must every
   // witness (checked as it is read: a witness of another curve fails only itself).
-  const zk::CurveId curve = io::detect_curve(a.zkey);
+  const ec::CurveId curve = io::detect_curve(a.zkey);
   if (!a.r1cs.empty()) {
-    const zk::CurveId c = io::detect_curve(a.r1cs);
+    const ec::CurveId c = io::detect_curve(a.r1cs);
     if (c != curve)
       throw Error(
           fmt::format("prove: {} is for {} but {} is for {}: both must be for the same curve",
-                      a.zkey, zk::curve_name(curve), a.r1cs, zk::curve_name(c)));
+                      a.zkey, ec::curve_name(curve), a.r1cs, ec::curve_name(c)));
   }
 #ifdef SPLITPROVE_HAVE_CUDA
   cuda::install_pipeline_backend();  // `--backend auto` then picks it when a GPU is present
 #endif
-  zk::with_engine(curve, [&](auto e) { prove_batch<decltype(e)>(a, curve); });
+  ec::with_engine(curve, [&](auto e) { prove_batch<decltype(e)>(a, curve); });
 }
 
 }  // namespace splitprove::cli

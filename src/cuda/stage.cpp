@@ -185,7 +185,7 @@ class Gpu {
   std::unique_ptr<mem::MemoryBudget> budget_;
   std::unique_ptr<DevicePool> pool_;
   mutable std::mutex mu_;
-  std::map<std::pair<zk::CurveId, unsigned>, std::shared_ptr<const void>> ntts_;
+  std::map<std::pair<ec::CurveId, unsigned>, std::shared_ptr<const void>> ntts_;
   // Keyed by the ProvingKey's address; the entry knows its curve.
   std::map<const void*, std::shared_ptr<ResidentKeyBase>> keys_;
   std::size_t uploads_ = 0, streamed_ = 0;

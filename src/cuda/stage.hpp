@@ -25,7 +25,7 @@
 #include <string>
 
 #include "pipeline/backend.hpp"
-#include "zk/curves.hpp"
+#include "ec/curves.hpp"
 
 namespace splitprove::cuda {
 
@@ -45,7 +45,7 @@ struct GpuOptions {
 // Makes the per-device state. Throws Error when the device cannot be used.
 std::shared_ptr<Gpu> open_gpu(const GpuOptions& opts = {});
 
-// The stages on `gpu` for engine E (zk::Bls12_381 or zk::Bn254). The G2 stage's resident B2
+// The stages on `gpu` for engine E (ec::Bls12_381 or ec::Bn254). The G2 stage's resident B2
 // bases are uploaded with the key the first time a G2 stage asks for them.
 template <class E>
 std::shared_ptr<pipeline::GpuStage<E>> gpu_stage(std::shared_ptr<Gpu> gpu);

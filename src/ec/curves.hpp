@@ -1,10 +1,10 @@
 #pragma once
 // The curves a Groth16 key, proof or circuit file can be for, and the parameter sets ("engines")
-// the zk and io layers are written over. A file names its curve only through its primes (or, in
+// every layer above ec is written over (zk, io, the pipeline, the CUDA backend). A file names its curve only through its primes (or, in
 // snarkjs JSON, its "curve" member), so the readers identify it from them (io/curve_id.hpp) and
 // the caller dispatches once, at the top:
 //
-//   zk::with_engine(io::detect_curve(path), [&](auto e) { run<decltype(e)>(...); });
+//   ec::with_engine(io::detect_curve(path), [&](auto e) { run<decltype(e)>(...); });
 #include <cstdint>
 #include <string_view>
 
@@ -12,7 +12,7 @@
 #include "ec/bn254.hpp"
 #include "ff/bigint.hpp"
 
-namespace splitprove::zk {
+namespace splitprove::ec {
 
 enum class CurveId { kBn254, kBls12_381 };
 
@@ -28,7 +28,7 @@ inline constexpr ff::Limbs<4> kBls12_381R = bls12_381::FrParams::modulus;
 inline constexpr ff::Limbs<4> kBn254Q = bn254::FpParams::modulus;
 inline constexpr ff::Limbs<4> kBn254R = bn254::FrParams::modulus;
 
-// BLS12-381 as the zk and io layers see it.
+// BLS12-381 as the layers above ec see it.
 struct Bls12_381 {
   static constexpr CurveId kId = CurveId::kBls12_381;
   static constexpr std::string_view kName = "BLS12-381";
@@ -49,7 +49,7 @@ struct Bls12_381 {
   static bool in_subgroup(const G2Jacobian& p) { return bls12_381::g2_in_subgroup(p); }
 };
 
-// BN254 (snarkjs "bn128") as the zk and io layers see it.
+// BN254 (snarkjs "bn128") as the layers above ec see it.
 struct Bn254 {
   static constexpr CurveId kId = CurveId::kBn254;
   static constexpr std::string_view kName = "BN254";
@@ -76,8 +76,8 @@ struct Bn254 {
 // line naming its layer's instantiation macro. Adding a curve: its engine struct above, one line
 // here, one file per heavy layer, a case in with_engine, and its tests.
 #define SPLITPROVE_FOR_EACH_ENGINE(X) \
-  X(::splitprove::zk::Bls12_381)      \
-  X(::splitprove::zk::Bn254)
+  X(::splitprove::ec::Bls12_381)      \
+  X(::splitprove::ec::Bn254)
 
 // Calls f(Engine{}) with the engine of the curve id: the one switch from a file's curve to code.
 template <class F>
@@ -91,4 +91,4 @@ decltype(auto) with_engine(CurveId id, F&& f) {
   return f(Bls12_381{});
 }
 
-}  // namespace splitprove::zk
+}  // namespace splitprove::ec

@@ -11,6 +11,10 @@
 // Every other constant (R = 2^(64N) mod p, R^2 mod p, -p^-1 mod 2^64, exponents) is derived
 // at compile time. Elements hold x·R mod p, fully reduced (< p) at all times.
 //
+// (Over 600 lines on purpose: the one field template every curve instantiates, with its two
+// multiplication paths, mulx/adx and portable, side by side so that they are read and tested
+// together; splitting them would put one algorithm in two files.)
+//
 // Multiplication is CIOS Montgomery with the "spare bit" shortcut (Acar's CIOS with the
 // carry-free final step, valid when the top limb of p is below 2^63 - 1): it saves one carry word
 // per outer iteration. The loops have constant bounds and no data-dependent branches; the final
@@ -345,7 +349,7 @@ class Field {
   // diagonal, then one reduction: 57 instead of 72 word products for 6 limbs) was measured slower
   // than this CIOS product on the mulx/adcx/adox path (6 limbs 59 against 41 ns, 4 limbs 23
   // against 22 ns; its serial carry chains outweigh the saved products) and on the portable path,
-  // so it is not used (bench/RESULTS.md, "CPU prover speed, branch cpu3").
+  // so it is not used (`git show 8b38ce2:bench/RESULTS.md`, "CPU prover speed, branch cpu3").
   __attribute__((always_inline)) static constexpr Repr mont_sqr(const Repr& a) {
     return mont_mul(a, a);
   }

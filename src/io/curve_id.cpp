@@ -15,15 +15,15 @@ bool equals(std::span<const uint8_t> le, const ff::Limbs<N>& v) {
 
 }  // namespace
 
-std::optional<zk::CurveId> curve_from_r(std::span<const uint8_t> le) {
-  if (equals(le, zk::kBls12_381R)) return zk::CurveId::kBls12_381;
-  if (equals(le, zk::kBn254R)) return zk::CurveId::kBn254;
+std::optional<ec::CurveId> curve_from_r(std::span<const uint8_t> le) {
+  if (equals(le, ec::kBls12_381R)) return ec::CurveId::kBls12_381;
+  if (equals(le, ec::kBn254R)) return ec::CurveId::kBn254;
   return std::nullopt;
 }
 
-std::optional<zk::CurveId> curve_from_q(std::span<const uint8_t> le) {
-  if (equals(le, zk::kBls12_381Q)) return zk::CurveId::kBls12_381;
-  if (equals(le, zk::kBn254Q)) return zk::CurveId::kBn254;
+std::optional<ec::CurveId> curve_from_q(std::span<const uint8_t> le) {
+  if (equals(le, ec::kBls12_381Q)) return ec::CurveId::kBls12_381;
+  if (equals(le, ec::kBn254Q)) return ec::CurveId::kBn254;
   return std::nullopt;
 }
 
@@ -45,19 +45,19 @@ std::string le_hex(std::span<const uint8_t> le) {
   return s;
 }
 
-void expect_prime(std::span<const uint8_t> le, zk::CurveId expected, bool is_q,
+void expect_prime(std::span<const uint8_t> le, ec::CurveId expected, bool is_q,
                   const std::string& where) {
   const auto found = is_q ? curve_from_q(le) : curve_from_r(le);
   const std::string which = is_q ? "base field prime q" : "scalar field prime r";
   if (!found)
     throw Error(where + "unknown " + which + " " + le_hex(le) + " (" + std::to_string(le.size()) +
-                " bytes); expected " + std::string(zk::curve_name(expected)) + "'s");
+                " bytes); expected " + std::string(ec::curve_name(expected)) + "'s");
   if (*found != expected)
-    throw Error(where + which + " is " + std::string(zk::curve_name(*found)) + "'s, expected " +
-                std::string(zk::curve_name(expected)) + "'s");
+    throw Error(where + which + " is " + std::string(ec::curve_name(*found)) + "'s, expected " +
+                std::string(ec::curve_name(expected)) + "'s");
 }
 
-zk::CurveId detect_curve(std::span<const uint8_t> bytes, const std::string& name) {
+ec::CurveId detect_curve(std::span<const uint8_t> bytes, const std::string& name) {
   if (bytes.size() < 4) throw Error(name + ": too short for a circom/snarkjs file");
   const std::string magic(reinterpret_cast<const char*>(bytes.data()), 4);
   auto prime_at = [&](uint32_t section, uint32_t version, const char* what, bool is_q) {
@@ -78,7 +78,7 @@ zk::CurveId detect_curve(std::span<const uint8_t> bytes, const std::string& name
   throw Error(name + ": not a .r1cs, .wtns or .zkey file (unknown magic)");
 }
 
-zk::CurveId detect_curve(const std::string& path) {
+ec::CurveId detect_curve(const std::string& path) {
   MappedFile f(path);
   return detect_curve(f.bytes(), path);
 }

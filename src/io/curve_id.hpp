@@ -8,26 +8,26 @@
 #include <string>
 
 #include "ff/bigint.hpp"
-#include "zk/curves.hpp"
+#include "ec/curves.hpp"
 
 namespace splitprove::io {
 
 // The curve whose scalar field prime r is `n8` little-endian bytes at `p` (n8 = 32 for both).
-std::optional<zk::CurveId> curve_from_r(std::span<const uint8_t> le);
+std::optional<ec::CurveId> curve_from_r(std::span<const uint8_t> le);
 // The curve whose base field prime q is these little-endian bytes (32 for BN254, 48 for BLS12-381).
-std::optional<zk::CurveId> curve_from_q(std::span<const uint8_t> le);
+std::optional<ec::CurveId> curve_from_q(std::span<const uint8_t> le);
 
 // Hex of a little-endian byte string, for messages (most significant first, "0x...").
 std::string le_hex(std::span<const uint8_t> le);
 
 // Reads only the header of a .r1cs, .wtns or .zkey file (by its magic) and returns its curve.
 // Throws an Error naming the file when the primes are unknown or the header is malformed.
-zk::CurveId detect_curve(const std::string& path);
-zk::CurveId detect_curve(std::span<const uint8_t> bytes, const std::string& name);
+ec::CurveId detect_curve(const std::string& path);
+ec::CurveId detect_curve(std::span<const uint8_t> bytes, const std::string& name);
 
 // Checks that the prime field element `le` (as found in `where`) is engine E's prime; `which` is
 // "r" or "q". Throws "...: prime r is BN254's, this key/circuit is read as BLS12-381" or "unknown".
-void expect_prime(std::span<const uint8_t> le, zk::CurveId expected, bool is_q,
+void expect_prime(std::span<const uint8_t> le, ec::CurveId expected, bool is_q,
                   const std::string& where);
 
 }  // namespace splitprove::io

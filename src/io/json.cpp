@@ -220,9 +220,9 @@ class Reader {
     if (!v.is_string()) fail("curve", "expected a string");
     const auto& s = v.get_ref<const std::string&>();
     if (curve_name_matches(s, E::kId)) return;
-    for (auto other : {zk::CurveId::kBn254, zk::CurveId::kBls12_381})
+    for (auto other : {ec::CurveId::kBn254, ec::CurveId::kBls12_381})
       if (curve_name_matches(s, other))
-        fail("curve", "\"" + s + "\" is " + std::string(zk::curve_name(other)) + ", expected " +
+        fail("curve", "\"" + s + "\" is " + std::string(ec::curve_name(other)) + ", expected " +
                           std::string(E::kName));
     fail("curve", "unknown curve \"" + s + "\", expected \"" + std::string(E::kSnarkjsName) + "\"");
   }
@@ -238,7 +238,7 @@ class Reader {
 
 }  // namespace
 
-std::optional<zk::CurveId> curve_of_json(std::string_view text, const std::string& name) {
+std::optional<ec::CurveId> curve_of_json(std::string_view text, const std::string& name) {
   Reader r(name);
   const Json j = r.parse(text);
   if (!j.is_object()) r.fail("", "expected a JSON object");
@@ -246,22 +246,22 @@ std::optional<zk::CurveId> curve_of_json(std::string_view text, const std::strin
   const Json& v = j["curve"];
   if (!v.is_string()) r.fail("curve", "expected a string");
   const auto& s = v.get_ref<const std::string&>();
-  for (auto id : {zk::CurveId::kBn254, zk::CurveId::kBls12_381})
+  for (auto id : {ec::CurveId::kBn254, ec::CurveId::kBls12_381})
     if (curve_name_matches(s, id)) return id;
   r.fail("curve", "unknown curve \"" + s + "\" (expected \"bn128\" or \"bls12381\")");
 }
 
-std::optional<zk::CurveId> read_curve_of_json(const std::string& path) {
+std::optional<ec::CurveId> read_curve_of_json(const std::string& path) {
   return curve_of_json(read_text_file(path), path);
 }
 
-bool curve_name_matches(std::string_view name, zk::CurveId id) {
+bool curve_name_matches(std::string_view name, ec::CurveId id) {
   std::string n;
   for (char ch : name) {
     if (ch >= 'A' && ch <= 'Z') ch = char(ch - 'A' + 'a');
     if ((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9')) n.push_back(ch);
   }
-  if (id == zk::CurveId::kBls12_381) return n == "bls12381";
+  if (id == ec::CurveId::kBls12_381) return n == "bls12381";
   return n == "bn128" || n == "bn254" || n == "altbn128";
 }
 
@@ -409,7 +409,6 @@ void write_vkey_json(const std::string& path, const zk::VerifyingKey<E>& vk) {
   template void write_proof_json<E>(const std::string&, const zk::Proof<E>&);            \
   template void write_public_json<E>(const std::string&, std::span<const E::Fr>);        \
   template void write_vkey_json<E>(const std::string&, const zk::VerifyingKey<E>&);
-SPLITPROVE_IO_JSON_INSTANTIATE(zk::Bls12_381)
-SPLITPROVE_IO_JSON_INSTANTIATE(zk::Bn254)
+SPLITPROVE_FOR_EACH_ENGINE(SPLITPROVE_IO_JSON_INSTANTIATE)
 
 }  // namespace splitprove::io

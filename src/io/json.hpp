@@ -54,13 +54,13 @@ void write_vkey_json(const std::string& path, const zk::VerifyingKey<E>& vk);
 
 // True for the names snarkjs accepts for the curve (case and punctuation ignored):
 // "bls12381" for BLS12-381; "bn128", "bn254", "altbn128" for BN254.
-bool curve_name_matches(std::string_view name, zk::CurveId id);
+bool curve_name_matches(std::string_view name, ec::CurveId id);
 
 // The curve a snarkjs proof or verification key names in its "curve" member (the caller then
 // reads the file with that engine); nullopt when there is none. Errors name the file: not a JSON
 // object, a "curve" that is not a string or names no known curve.
-std::optional<zk::CurveId> curve_of_json(std::string_view text, const std::string& name);
-std::optional<zk::CurveId> read_curve_of_json(const std::string& path);
+std::optional<ec::CurveId> curve_of_json(std::string_view text, const std::string& name);
+std::optional<ec::CurveId> read_curve_of_json(const std::string& path);
 
 #define SPLITPROVE_IO_JSON_EXTERN(E)                                                            \
   extern template std::string proof_to_json<E>(const zk::Proof<E>&);                            \
@@ -75,8 +75,7 @@ std::optional<zk::CurveId> read_curve_of_json(const std::string& path);
   extern template void write_proof_json<E>(const std::string&, const zk::Proof<E>&);            \
   extern template void write_public_json<E>(const std::string&, std::span<const E::Fr>);        \
   extern template void write_vkey_json<E>(const std::string&, const zk::VerifyingKey<E>&);
-SPLITPROVE_IO_JSON_EXTERN(zk::Bls12_381)
-SPLITPROVE_IO_JSON_EXTERN(zk::Bn254)
+SPLITPROVE_FOR_EACH_ENGINE(SPLITPROVE_IO_JSON_EXTERN)
 #undef SPLITPROVE_IO_JSON_EXTERN
 
 }  // namespace splitprove::io

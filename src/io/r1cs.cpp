@@ -141,46 +141,12 @@ std::vector<uint8_t> encode_r1cs(const R1cs<E>& r) {
   return std::move(s.out);
 }
 
-template <class E>
-std::optional<size_t> first_unsatisfied(const R1cs<E>& r, std::span<const typename E::Fr> w) {
-  using Fr = typename E::Fr;
-  if (w.size() != r.n_wires)
-    throw Error(r.source + ": witness has " + std::to_string(w.size()) + " values, the circuit " +
-                std::to_string(r.n_wires) + " wires");
-  std::atomic<size_t> first{std::numeric_limits<size_t>::max()};
-  util::parallel_for(
-      r.n_constraints,
-      [&](size_t b, size_t e) {
-        for (size_t i = b; i < e; ++i) {
-          if (i > first.load(std::memory_order_relaxed)) return;
-          Fr v[3];
-          for (int m = 0; m < 3; ++m) {
-            Fr acc = Fr::zero();
-            for (const auto& t : r.lc(i, m)) acc += t.coeff * w[t.wire];
-            v[m] = acc;
-          }
-          if (v[0] * v[1] == v[2]) continue;
-          size_t cur = first.load();
-          while (i < cur && !first.compare_exchange_weak(cur, i)) {
-          }
-          return;
-        }
-      },
-      256);
-  if (first.load() == std::numeric_limits<size_t>::max()) return std::nullopt;
-  return first.load();
-}
-
-template R1cs<zk::Bls12_381> parse_r1cs<zk::Bls12_381>(std::span<const uint8_t>,
-                                                       const std::string&);
-template R1cs<zk::Bls12_381> read_r1cs<zk::Bls12_381>(const std::string&);
-template std::vector<uint8_t> encode_r1cs<zk::Bls12_381>(const R1cs<zk::Bls12_381>&);
-template std::optional<size_t> first_unsatisfied<zk::Bls12_381>(const R1cs<zk::Bls12_381>&,
-                                                                std::span<const zk::Bls12_381::Fr>);
-template R1cs<zk::Bn254> parse_r1cs<zk::Bn254>(std::span<const uint8_t>, const std::string&);
-template R1cs<zk::Bn254> read_r1cs<zk::Bn254>(const std::string&);
-template std::vector<uint8_t> encode_r1cs<zk::Bn254>(const R1cs<zk::Bn254>&);
-template std::optional<size_t> first_unsatisfied<zk::Bn254>(const R1cs<zk::Bn254>&,
-                                                            std::span<const zk::Bn254::Fr>);
+// One line per curve of SPLITPROVE_FOR_EACH_ENGINE (ec/curves.hpp).
+#define SPLITPROVE_IO_R1CS_INSTANTIATE(E) \
+  template R1cs<E> parse_r1cs<E>(std::span<const uint8_t>, const std::string&); \
+  template R1cs<E> read_r1cs<E>(const std::string&);                            \
+  template std::vector<uint8_t> encode_r1cs<E>(const R1cs<E>&);
+SPLITPROVE_FOR_EACH_ENGINE(SPLITPROVE_IO_R1CS_INSTANTIATE)
+#undef SPLITPROVE_IO_R1CS_INSTANTIATE
 
 }  // namespace splitprove::io

@@ -92,16 +92,14 @@ void check_witness_length(const Witness<E>& w, uint64_t expected, const std::str
                 ", not 1");
 }
 
-template Witness<zk::Bls12_381> parse_wtns<zk::Bls12_381>(std::span<const uint8_t>,
-                                                          const std::string&);
-template Witness<zk::Bls12_381> read_wtns<zk::Bls12_381>(const std::string&);
-template std::vector<uint8_t> encode_wtns<zk::Bls12_381>(std::span<const zk::Bls12_381::Fr>);
-template void check_witness_length<zk::Bls12_381>(const Witness<zk::Bls12_381>&, uint64_t,
-                                                  const std::string&, const char*);
-template Witness<zk::Bn254> parse_wtns<zk::Bn254>(std::span<const uint8_t>, const std::string&);
-template Witness<zk::Bn254> read_wtns<zk::Bn254>(const std::string&);
-template std::vector<uint8_t> encode_wtns<zk::Bn254>(std::span<const zk::Bn254::Fr>);
-template void check_witness_length<zk::Bn254>(const Witness<zk::Bn254>&, uint64_t,
-                                              const std::string&, const char*);
+// One line per curve of SPLITPROVE_FOR_EACH_ENGINE (ec/curves.hpp).
+#define SPLITPROVE_IO_WTNS_INSTANTIATE(E) \
+  template Witness<E> parse_wtns<E>(std::span<const uint8_t>, const std::string&);             \
+  template Witness<E> read_wtns<E>(const std::string&);                                       \
+  template std::vector<uint8_t> encode_wtns<E>(std::span<const typename E::Fr>);              \
+  template void check_witness_length<E>(const Witness<E>&, uint64_t, const std::string&,      \
+                                        const char*);
+SPLITPROVE_FOR_EACH_ENGINE(SPLITPROVE_IO_WTNS_INSTANTIATE)
+#undef SPLITPROVE_IO_WTNS_INSTANTIATE
 
 }  // namespace splitprove::io

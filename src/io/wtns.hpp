@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "util/memory.hpp"
-#include "zk/curves.hpp"
+#include "ec/curves.hpp"
 #include "zk/types.hpp"
 
 namespace splitprove::io {
@@ -32,17 +32,14 @@ template <class E>
 void check_witness_length(const Witness<E>& w, uint64_t expected, const std::string& other_name,
                           const char* other_what);
 
-extern template Witness<zk::Bls12_381> parse_wtns<zk::Bls12_381>(std::span<const uint8_t>,
-                                                                 const std::string&);
-extern template Witness<zk::Bls12_381> read_wtns<zk::Bls12_381>(const std::string&);
-extern template std::vector<uint8_t> encode_wtns<zk::Bls12_381>(std::span<const zk::Bls12_381::Fr>);
-extern template void check_witness_length<zk::Bls12_381>(const Witness<zk::Bls12_381>&, uint64_t,
-                                                         const std::string&, const char*);
-extern template Witness<zk::Bn254> parse_wtns<zk::Bn254>(std::span<const uint8_t>,
-                                                         const std::string&);
-extern template Witness<zk::Bn254> read_wtns<zk::Bn254>(const std::string&);
-extern template std::vector<uint8_t> encode_wtns<zk::Bn254>(std::span<const zk::Bn254::Fr>);
-extern template void check_witness_length<zk::Bn254>(const Witness<zk::Bn254>&, uint64_t,
-                                                     const std::string&, const char*);
+// One line per curve of SPLITPROVE_FOR_EACH_ENGINE (ec/curves.hpp).
+#define SPLITPROVE_IO_WTNS_EXTERN(E) \
+  extern template Witness<E> parse_wtns<E>(std::span<const uint8_t>, const std::string&);             \
+  extern template Witness<E> read_wtns<E>(const std::string&);                                       \
+  extern template std::vector<uint8_t> encode_wtns<E>(std::span<const typename E::Fr>);              \
+  extern template void check_witness_length<E>(const Witness<E>&, uint64_t, const std::string&,      \
+                                        const char*);
+SPLITPROVE_FOR_EACH_ENGINE(SPLITPROVE_IO_WTNS_EXTERN)
+#undef SPLITPROVE_IO_WTNS_EXTERN
 
 }  // namespace splitprove::io

@@ -487,30 +487,20 @@ void check_zkey_matches_r1cs(const zk::ProvingKey<E>& pk, const std::string& zke
                 " coefficients, the circuit " + std::to_string(k));
 }
 
-template zk::ProvingKey<zk::Bls12_381> parse_zkey<zk::Bls12_381>(std::span<const uint8_t>,
-                                                                 const std::string&,
-                                                                 const ZkeyReadOptions&, ZkeyMeta*);
-template zk::VerifyingKey<zk::Bls12_381> read_zkey_verifying_key<zk::Bls12_381>(const std::string&);
-template zk::ProvingKey<zk::Bls12_381> read_zkey<zk::Bls12_381>(const std::string&,
-                                                                const ZkeyReadOptions&, ZkeyMeta*);
-template void write_zkey<zk::Bls12_381>(const std::string&, const zk::ProvingKey<zk::Bls12_381>&,
-                                        const ZkeyWriteOptions&);
-template std::vector<uint8_t> encode_zkey<zk::Bls12_381>(const zk::ProvingKey<zk::Bls12_381>&,
-                                                         const ZkeyWriteOptions&);
-template void check_zkey_matches_r1cs<zk::Bls12_381>(const zk::ProvingKey<zk::Bls12_381>&,
-                                                     const std::string&,
-                                                     const R1cs<zk::Bls12_381>&);
-template zk::ProvingKey<zk::Bn254> parse_zkey<zk::Bn254>(std::span<const uint8_t>,
-                                                         const std::string&, const ZkeyReadOptions&,
-                                                         ZkeyMeta*);
-template zk::VerifyingKey<zk::Bn254> read_zkey_verifying_key<zk::Bn254>(const std::string&);
-template zk::ProvingKey<zk::Bn254> read_zkey<zk::Bn254>(const std::string&, const ZkeyReadOptions&,
-                                                        ZkeyMeta*);
-template void write_zkey<zk::Bn254>(const std::string&, const zk::ProvingKey<zk::Bn254>&,
-                                    const ZkeyWriteOptions&);
-template std::vector<uint8_t> encode_zkey<zk::Bn254>(const zk::ProvingKey<zk::Bn254>&,
-                                                     const ZkeyWriteOptions&);
-template void check_zkey_matches_r1cs<zk::Bn254>(const zk::ProvingKey<zk::Bn254>&,
-                                                 const std::string&, const R1cs<zk::Bn254>&);
+// One line per curve of SPLITPROVE_FOR_EACH_ENGINE (ec/curves.hpp).
+#define SPLITPROVE_IO_ZKEY_INSTANTIATE(E) \
+  template zk::ProvingKey<E> parse_zkey<E>(std::span<const uint8_t>, const std::string&,       \
+                                           const ZkeyReadOptions&, ZkeyMeta*);                 \
+  template zk::VerifyingKey<E> read_zkey_verifying_key<E>(const std::string&);                 \
+  template zk::ProvingKey<E> read_zkey<E>(const std::string&, const ZkeyReadOptions&,          \
+                                          ZkeyMeta*);                                          \
+  template void write_zkey<E>(const std::string&, const zk::ProvingKey<E>&,                    \
+                              const ZkeyWriteOptions&);                                        \
+  template std::vector<uint8_t> encode_zkey<E>(const zk::ProvingKey<E>&,                       \
+                                               const ZkeyWriteOptions&);                       \
+  template void check_zkey_matches_r1cs<E>(const zk::ProvingKey<E>&, const std::string&,       \
+                                           const R1cs<E>&);
+SPLITPROVE_FOR_EACH_ENGINE(SPLITPROVE_IO_ZKEY_INSTANTIATE)
+#undef SPLITPROVE_IO_ZKEY_INSTANTIATE
 
 }  // namespace splitprove::io

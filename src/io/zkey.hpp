@@ -97,35 +97,20 @@ template <class E>
 void check_zkey_matches_r1cs(const zk::ProvingKey<E>& pk, const std::string& zkey_name,
                              const R1cs<E>& r1cs);
 
-extern template zk::ProvingKey<zk::Bls12_381> parse_zkey<zk::Bls12_381>(std::span<const uint8_t>,
-                                                                        const std::string&,
-                                                                        const ZkeyReadOptions&,
-                                                                        ZkeyMeta*);
-extern template zk::VerifyingKey<zk::Bls12_381> read_zkey_verifying_key<zk::Bls12_381>(
-    const std::string&);
-extern template zk::ProvingKey<zk::Bls12_381> read_zkey<zk::Bls12_381>(const std::string&,
-                                                                       const ZkeyReadOptions&,
-                                                                       ZkeyMeta*);
-extern template void write_zkey<zk::Bls12_381>(const std::string&,
-                                               const zk::ProvingKey<zk::Bls12_381>&,
-                                               const ZkeyWriteOptions&);
-extern template std::vector<uint8_t> encode_zkey<zk::Bls12_381>(
-    const zk::ProvingKey<zk::Bls12_381>&, const ZkeyWriteOptions&);
-extern template void check_zkey_matches_r1cs<zk::Bls12_381>(const zk::ProvingKey<zk::Bls12_381>&,
-                                                            const std::string&,
-                                                            const R1cs<zk::Bls12_381>&);
-extern template zk::ProvingKey<zk::Bn254> parse_zkey<zk::Bn254>(std::span<const uint8_t>,
-                                                                const std::string&,
-                                                                const ZkeyReadOptions&, ZkeyMeta*);
-extern template zk::VerifyingKey<zk::Bn254> read_zkey_verifying_key<zk::Bn254>(
-    const std::string&);
-extern template zk::ProvingKey<zk::Bn254> read_zkey<zk::Bn254>(const std::string&,
-                                                               const ZkeyReadOptions&, ZkeyMeta*);
-extern template void write_zkey<zk::Bn254>(const std::string&, const zk::ProvingKey<zk::Bn254>&,
-                                           const ZkeyWriteOptions&);
-extern template std::vector<uint8_t> encode_zkey<zk::Bn254>(const zk::ProvingKey<zk::Bn254>&,
-                                                            const ZkeyWriteOptions&);
-extern template void check_zkey_matches_r1cs<zk::Bn254>(const zk::ProvingKey<zk::Bn254>&,
-                                                        const std::string&, const R1cs<zk::Bn254>&);
+// One line per curve of SPLITPROVE_FOR_EACH_ENGINE (ec/curves.hpp).
+#define SPLITPROVE_IO_ZKEY_EXTERN(E) \
+  extern template zk::ProvingKey<E> parse_zkey<E>(std::span<const uint8_t>, const std::string&,       \
+                                           const ZkeyReadOptions&, ZkeyMeta*);                 \
+  extern template zk::VerifyingKey<E> read_zkey_verifying_key<E>(const std::string&);                 \
+  extern template zk::ProvingKey<E> read_zkey<E>(const std::string&, const ZkeyReadOptions&,          \
+                                          ZkeyMeta*);                                          \
+  extern template void write_zkey<E>(const std::string&, const zk::ProvingKey<E>&,                    \
+                              const ZkeyWriteOptions&);                                        \
+  extern template std::vector<uint8_t> encode_zkey<E>(const zk::ProvingKey<E>&,                       \
+                                               const ZkeyWriteOptions&);                       \
+  extern template void check_zkey_matches_r1cs<E>(const zk::ProvingKey<E>&, const std::string&,       \
+                                           const R1cs<E>&);
+SPLITPROVE_FOR_EACH_ENGINE(SPLITPROVE_IO_ZKEY_EXTERN)
+#undef SPLITPROVE_IO_ZKEY_EXTERN
 
 }  // namespace splitprove::io

@@ -5,7 +5,7 @@
 #include <mutex>
 
 #include "splitprove/error.hpp"
-#include "zk/curves.hpp"
+#include "ec/curves.hpp"
 
 namespace splitprove::pipeline {
 

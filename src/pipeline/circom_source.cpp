@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "splitprove/error.hpp"
-#include "zk/curves.hpp"
+#include "ec/curves.hpp"
 #include "zk/stages.hpp"
 
 namespace splitprove::pipeline {
@@ -52,7 +52,7 @@ void CircomSource<E>::synthesize(std::size_t partition, std::span<Fr> z, std::sp
   std::copy(w.values.begin(), w.values.end(), z.begin());
   if (stop.stop_requested()) return;
   if (r1cs_) {
-    if (auto bad = io::first_unsatisfied<E>(*r1cs_, w.values))
+    if (auto bad = zk::first_unsatisfied<E>(*r1cs_, w.values))
       throw Error(
           fmt::format("{}: partition {}: {} does not satisfy {}: constraint {} of {} fails "
                       "(A·w)(B·w) = C·w",

@@ -1,9 +1,9 @@
 // The pipeline (prover stages and engine) instantiated for BLS12-381.
 #include "pipeline/engine_impl.hpp"
-#include "zk/curves.hpp"
+#include "ec/curves.hpp"
 
 namespace splitprove::pipeline {
 
-SPLITPROVE_PIPELINE_INSTANTIATE(zk::Bls12_381)
+SPLITPROVE_PIPELINE_INSTANTIATE(ec::Bls12_381)
 
 }  // namespace splitprove::pipeline

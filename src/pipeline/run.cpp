@@ -15,7 +15,7 @@
 #include "mem/units.hpp"
 #include "splitprove/error.hpp"
 #include "util/output.hpp"
-#include "zk/curves.hpp"
+#include "ec/curves.hpp"
 
 namespace splitprove::pipeline {
 namespace {

@@ -1,10 +1,10 @@
 // Groth16 prover, verifier and development setup instantiated for BLS12-381.
-#include "zk/curves.hpp"
+#include "ec/curves.hpp"
 #include "zk/groth16_impl.hpp"
 #include "zk/setup_impl.hpp"
 
 namespace splitprove::zk {
 
-SPLITPROVE_GROTH16_INSTANTIATE(Bls12_381)
+SPLITPROVE_GROTH16_INSTANTIATE(ec::Bls12_381)
 
 }  // namespace splitprove::zk

@@ -135,7 +135,7 @@ Proof<E> prove(const ProvingKey<E>& pk, std::span<const typename E::Fr> w,
 }
 
 // The instantiation list of the prover, verifier and development setup (with zk/setup_impl.hpp),
-// over an engine E (zk/curves.hpp); groth16_<curve>.cpp expands it in one line.
+// over an engine E (ec/curves.hpp); groth16_<curve>.cpp expands it in one line.
 #define SPLITPROVE_GROTH16_INSTANTIATE(E)                                                        \
   template PreparedVerifyingKey<E> prepare<E>(const VerifyingKey<E>&);                           \
   template bool verify<E>(const PreparedVerifyingKey<E>&, std::span<const E::Fr>,                \
@@ -145,6 +145,6 @@ Proof<E> prove(const ProvingKey<E>& pk, std::span<const typename E::Fr> w,
   template Proof<E> prove<E>(const ProvingKey<E>&, std::span<const E::Fr>, const Progress&);     \
   template Proof<E> prove_with<E>(const ProvingKey<E>&, std::span<const E::Fr>, const E::Fr&,    \
                                   const E::Fr&, const Progress&);                                \
-  template ProvingKey<E> dev_setup<E>(const io::R1cs<E>&, const Progress&, HBasis);
+  template ProvingKey<E> dev_setup<E>(const R1cs<E>&, const Progress&, HBasis);
 
 }  // namespace splitprove::zk

@@ -12,13 +12,13 @@
 //   IC_j = (β·u_j + α·v_j + w_j)/γ·G1 for j <= n_public, C_j = (β·u_j + α·v_j + w_j)/δ·G1 otherwise
 //   H_i = L^(2n)_(2i+1)(τ)/δ·G1 (snarkjs's H basis; see zk/groth16.hpp), or with
 //   h_basis = monomial H_i = τ^i·Z(τ)/δ·G1, i < n (bellman-style; such a key cannot go to a .zkey)
-#include "io/r1cs.hpp"
+#include "zk/r1cs.hpp"
 #include "zk/groth16.hpp"
 
 namespace splitprove::zk {
 
 template <class E>
-ProvingKey<E> dev_setup(const io::R1cs<E>& r1cs, const Progress& progress = {},
+ProvingKey<E> dev_setup(const R1cs<E>& r1cs, const Progress& progress = {},
                         HBasis h_basis = HBasis::odd_coset);
 
 }  // namespace splitprove::zk

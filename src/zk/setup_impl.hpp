@@ -11,7 +11,7 @@
 namespace splitprove::zk {
 
 template <class E>
-ProvingKey<E> dev_setup(const io::R1cs<E>& r1cs, const Progress& progress, HBasis h_basis) {
+ProvingKey<E> dev_setup(const R1cs<E>& r1cs, const Progress& progress, HBasis h_basis) {
   using Fr = typename E::Fr;
   auto report = [&](const char* stage, double f) {
     if (progress) progress(stage, f);

@@ -193,7 +193,7 @@ std::uint64_t g2_stage_scratch_bytes(const G2Bases<E>& bases, std::size_t max_ta
   return msm::scratch_bytes<typename E::G2>(tail);
 }
 
-// The instantiation list of the stages, over an engine E (zk/curves.hpp); stages_<curve>.cpp
+// The instantiation list of the stages, over an engine E (ec/curves.hpp); stages_<curve>.cpp
 // expands it in one line.
 #define SPLITPROVE_STAGES_INSTANTIATE(E)                                                          \
   template struct G2Bases<E>;                                                                     \

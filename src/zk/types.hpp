@@ -1,5 +1,5 @@
 #pragma once
-// Groth16 keys and proofs, over an engine E (zk/curves.hpp: zk::Bls12_381, zk::Bn254).
+// Groth16 keys and proofs, over an engine E (ec/curves.hpp: ec::Bls12_381, ec::Bn254).
 //
 // Conventions, the same everywhere in splitprove:
 // - Points are affine (`inf` marks the identity); field elements are ff::Field values, i.e. they
@@ -14,7 +14,7 @@
 #include "util/memory.hpp"
 #include "util/pod_array.hpp"
 
-#include "zk/curves.hpp"
+#include "ec/curves.hpp"
 
 namespace splitprove::zk {
 

@@ -34,7 +34,7 @@ namespace {
 template <class E>
 std::string fixture(const std::string& name) {
   const char* d = std::getenv("SPLITPROVE_SOURCE_DIR");
-  const std::string dir = E::kId == zk::CurveId::kBn254 ? "bn128/" : "";
+  const std::string dir = E::kId == ec::CurveId::kBn254 ? "bn128/" : "";
   return std::string(d ? d : SPLITPROVE_SOURCE_DIR) + "/tests/fixtures/" + dir + name;
 }
 
@@ -134,7 +134,7 @@ struct EngineNames {
   }
 };
 
-using Engines = ::testing::Types<zk::Bls12_381, zk::Bn254>;
+using Engines = ::testing::Types<ec::Bls12_381, ec::Bn254>;
 TYPED_TEST_SUITE(CudaPipeline, Engines, EngineNames);
 
 }  // namespace
@@ -344,8 +344,8 @@ TYPED_TEST(CudaPipeline, NoDeviceMeansTheCpuStages) {
 // other's points in place.
 TEST(CudaPipelineCurves, BothCurvesShareOneGpu) {
   SPLITPROVE_REQUIRE_GPU();
-  using A = zk::Bls12_381;
-  using B = zk::Bn254;
+  using A = ec::Bls12_381;
+  using B = ec::Bn254;
   auto g = gpu();
   cuda::evict(*g);
   const auto& ba = porep<A>();
