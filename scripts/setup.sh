@@ -7,6 +7,7 @@ APT_PACKAGES=(
   g++ cmake ninja-build pkg-config git
   libgtest-dev libgmock-dev libbenchmark-dev
   libcli11-dev nlohmann-json3-dev libfmt-dev
+  libgrpc++-dev protobuf-compiler-grpc protobuf-compiler libprotobuf-dev libsqlite3-dev libssl-dev
   clang clang-format clang-tidy libclang-rt-14-dev time bc
   nodejs npm
 )

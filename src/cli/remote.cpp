@@ -1,0 +1,338 @@
+// The daemon's client commands: register-key, submit, await, status, jobs, cancel, each talking to
+// `splitprove serve` over its gRPC API (--server, or SPLITPROVE_SERVER).
+#include <google/protobuf/util/json_util.h>
+#include <grpcpp/grpcpp.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <optional>
+
+#include "cli/command.hpp"
+#include "cli/progress.hpp"
+#include "splitprove/error.hpp"
+#include "splitprove/v1/prover.grpc.pb.h"
+#include "util/output.hpp"
+
+namespace splitprove::cli {
+namespace {
+namespace v1 = ::splitprove::v1;
+
+constexpr std::size_t kChunk = 1u << 20;
+
+const char* code_name(grpc::StatusCode c) {
+  switch (c) {
+    case grpc::StatusCode::CANCELLED: return "CANCELLED";
+    case grpc::StatusCode::INVALID_ARGUMENT: return "INVALID_ARGUMENT";
+    case grpc::StatusCode::DEADLINE_EXCEEDED: return "DEADLINE_EXCEEDED";
+    case grpc::StatusCode::NOT_FOUND: return "NOT_FOUND";
+    case grpc::StatusCode::ALREADY_EXISTS: return "ALREADY_EXISTS";
+    case grpc::StatusCode::PERMISSION_DENIED: return "PERMISSION_DENIED";
+    case grpc::StatusCode::RESOURCE_EXHAUSTED: return "RESOURCE_EXHAUSTED";
+    case grpc::StatusCode::FAILED_PRECONDITION: return "FAILED_PRECONDITION";
+    case grpc::StatusCode::UNIMPLEMENTED: return "UNIMPLEMENTED";
+    case grpc::StatusCode::INTERNAL: return "INTERNAL";
+    case grpc::StatusCode::UNAVAILABLE: return "UNAVAILABLE";
+    default: return "ERROR";
+  }
+}
+
+void check(const grpc::Status& s, const std::string& what) {
+  if (!s.ok()) throw Error(fmt::format("{}: {}: {}", what, code_name(s.error_code()), s.error_message()));
+}
+
+struct Conn {
+  std::string server;
+  std::unique_ptr<v1::Prover::Stub> stub() const {
+    std::string addr = server;
+    if (addr.empty()) {
+      const char* env = std::getenv("SPLITPROVE_SERVER");
+      if (!env || !*env) throw Error("no daemon address: give --server ADDR (unix:PATH or HOST:PORT) or set SPLITPROVE_SERVER");
+      addr = env;
+    }
+    grpc::ChannelArguments args;
+    args.SetMaxReceiveMessageSize(64 << 20);
+    return v1::Prover::NewStub(grpc::CreateCustomChannel(addr, grpc::InsecureChannelCredentials(), args));
+  }
+};
+
+void add_server(CLI::App* c, Conn& conn) {
+  c->add_option("--server", conn.server, "The daemon: unix:PATH or HOST:PORT (default: $SPLITPROVE_SERVER)");
+}
+
+std::string to_json(const google::protobuf::Message& m) {
+  std::string out;
+  google::protobuf::util::JsonPrintOptions o;
+  o.add_whitespace = true;
+  o.preserve_proto_field_names = true;
+  (void)google::protobuf::util::MessageToJsonString(m, &out, o);
+  return out;
+}
+
+// Writes the results of a finished job to out_dir as proof_<i>.json and public_<i>.json (each pair
+// together, atomically); returns the number written.
+struct Results {
+  std::string out_dir;
+  std::size_t written = 0;
+  void add(const v1::PartitionResult& r) {
+    if (out_dir.empty() || r.stage() != v1::STAGE_DONE) return;
+    const auto dir = std::filesystem::path(out_dir);
+    util::AtomicFile pub((dir / fmt::format("public_{}.json", r.partition())).string());
+    util::AtomicFile proof((dir / fmt::format("proof_{}.json", r.partition())).string());
+    pub.write(r.public_json());
+    proof.write(r.proof_json());
+    util::AtomicFile* group[] = {&pub, &proof};
+    util::commit_together(group);
+    ++written;
+  }
+};
+
+// Follows a JobEvent stream to its end; throws when the job did not succeed.
+template <class Stream>
+void follow(Stream& stream, Results& results, bool quiet) {
+  v1::JobEvent ev;
+  ProgressBar bar("await", quiet);
+  std::map<std::uint32_t, v1::Stage> stages;
+  std::optional<v1::JobResult> result;
+  std::string job_id;
+  while (stream->Read(&ev)) {
+    if (ev.has_accepted()) {
+      job_id = ev.accepted().job_id();
+      std::printf("%s\n", job_id.c_str());
+      std::fflush(stdout);
+    } else if (ev.has_progress()) {
+      const auto& p = ev.progress();
+      stages[p.partition()] = p.stage();
+      std::size_t done = 0;
+      for (const auto& [i, s] : stages) done += s == v1::STAGE_DONE;
+      bar.update(fmt::format("{}/{} partitions done", done, stages.size()).c_str(),
+                 stages.empty() ? 0.0 : double(done) / double(stages.size()));
+      if (p.stage() == v1::STAGE_FAILED && !quiet)
+        std::fprintf(stderr, "%sawait: partition %u failed: %s\n", bar.clear_line(), p.partition(),
+                     p.error().c_str());
+    } else if (ev.has_partition_result()) {
+      results.add(ev.partition_result());
+    } else if (ev.has_result()) {
+      result = ev.result();
+    }
+  }
+  bar.finish();
+  check(stream->Finish(), "await");
+  if (!result) throw Error("await: the stream ended without the job's result");
+  const auto& r = *result;
+  if (!quiet)
+    std::fprintf(stderr, "job %s: %s, %u of %u partitions done in %.3f s%s\n", r.job_id().c_str(),
+                 v1::JobState_Name(r.state()).c_str(), r.partitions_done(), r.partition_count(),
+                 r.seconds(),
+                 results.out_dir.empty() ? ""
+                                         : fmt::format("; {} proofs in {}/proof_<i>.json and public_<i>.json",
+                                                       results.written, results.out_dir)
+                                               .c_str());
+  if (r.state() != v1::JOB_STATE_SUCCEEDED)
+    throw Error(fmt::format("job {} {}: {}", r.job_id(), r.state() == v1::JOB_STATE_CANCELLED ? "cancelled" : "failed",
+                            r.error()));
+}
+
+struct SubmitArgs {
+  Conn conn;
+  std::string key, idem, out_dir;
+  std::int32_t priority = 0;
+  std::vector<std::string> witnesses;
+  bool wait = false, quiet = false;
+};
+
+template <class Stream>
+void send_job(Stream& stream, const SubmitArgs& a) {
+  v1::SubmitRequest req;
+  auto* h = req.mutable_header();
+  h->set_key_id(a.key);
+  h->set_idempotency_key(a.idem);
+  h->set_priority(a.priority);
+  h->set_partitions(std::uint32_t(a.witnesses.size()));
+  for (const auto& w : a.witnesses) h->mutable_circom()->add_witness_bytes(std::filesystem::file_size(w));
+  if (!stream->Write(req)) return;  // the server answered already (an error, or a deduplicated job)
+  std::vector<char> buf(kChunk);
+  for (std::size_t i = 0; i < a.witnesses.size(); ++i) {
+    std::ifstream in(a.witnesses[i], std::ios::binary);
+    if (!in) throw Error(fmt::format("{}: cannot open", a.witnesses[i]));
+    std::uint64_t off = 0;
+    while (in) {
+      in.read(buf.data(), std::streamsize(buf.size()));
+      const auto n = std::size_t(in.gcount());
+      if (n == 0) break;
+      v1::SubmitRequest c;
+      c.mutable_chunk()->set_partition(std::uint32_t(i));
+      c.mutable_chunk()->set_offset(off);
+      c.mutable_chunk()->set_data(buf.data(), n);
+      off += n;
+      if (!stream->Write(c)) return;
+    }
+  }
+  stream->WritesDone();
+}
+
+void run_submit(const SubmitArgs& a) {
+  if (a.witnesses.empty()) throw Error("submit: give at least one witness (.wtns)");
+  if (!a.out_dir.empty()) {
+    util::OutputCheck chk("submit --out-dir");
+    chk.inputs(a.witnesses).output_dir(a.out_dir);
+    chk.check();
+  }
+  for (const auto& w : a.witnesses)
+    if (!std::filesystem::is_regular_file(w)) throw Error(fmt::format("{}: no such file", w));
+  auto stub = a.conn.stub();
+  if (a.wait || !a.out_dir.empty()) {
+    grpc::ClientContext ctx;
+    auto stream = stub->Prove(&ctx);
+    send_job(stream, a);
+    Results res{a.out_dir};
+    follow(stream, res, a.quiet);
+    return;
+  }
+  grpc::ClientContext ctx;
+  v1::SubmitResponse resp;
+  auto stream = stub->Submit(&ctx, &resp);
+  send_job(stream, a);
+  check(stream->Finish(), "submit");
+  std::printf("%s\n", resp.job_id().c_str());
+  if (!a.quiet && resp.deduplicated())
+    std::fprintf(stderr, "submit: the idempotency key names job %s, submitted before\n", resp.job_id().c_str());
+}
+
+Register reg([](CLI::App& app) {
+  {
+    auto conn = std::make_shared<Conn>();
+    auto path = std::make_shared<std::string>();
+    auto preload = std::make_shared<bool>(false);
+    auto* c = app.add_subcommand("register-key", "Register a .zkey with the daemon; prints its key id");
+    add_server(c, *conn);
+    c->add_option("zkey", *path, "The .zkey, relative to the daemon's key directory")->required();
+    c->add_flag("--preload", *preload, "Also load it now");
+    c->callback([conn, path, preload] {
+      grpc::ClientContext ctx;
+      v1::RegisterKeyRequest req;
+      req.mutable_source()->set_zkey_path(*path);
+      req.set_preload(*preload);
+      v1::RegisterKeyResponse resp;
+      check(conn->stub()->RegisterKey(&ctx, req, &resp), "register-key");
+      std::printf("%s\n", resp.key().key_id().c_str());
+    });
+  }
+  {
+    auto a = std::make_shared<SubmitArgs>();
+    auto* c = app.add_subcommand("submit", "Submit a job (one partition per witness) to the daemon; prints the job id");
+    add_server(c, a->conn);
+    c->add_option("--key", a->key, "The key id (register-key prints it)")->required();
+    c->add_option("--idempotency-key", a->idem, "A name for this request: a retry with it never makes a second job");
+    c->add_option("--priority", a->priority, "-1000..1000; higher runs first")->capture_default_str();
+    c->add_flag("--await", a->wait, "Also wait for the job (Prove), as `await` does");
+    c->add_option("--out-dir", a->out_dir, "With --await: write proof_<i>.json and public_<i>.json here");
+    c->add_flag("--quiet,-q", a->quiet, "No progress or summary on stderr");
+    c->add_option("witnesses", a->witnesses, "The .wtns files, one per partition")->required();
+    c->callback([a] { run_submit(*a); });
+  }
+  {
+    auto conn = std::make_shared<Conn>();
+    auto job = std::make_shared<std::string>();
+    auto out = std::make_shared<std::string>();
+    auto quiet = std::make_shared<bool>(false);
+    auto* c = app.add_subcommand("await", "Wait for a job; write its proofs; exit 1 unless it succeeded");
+    add_server(c, *conn);
+    c->add_option("job", *job, "The job id")->required();
+    c->add_option("--out-dir", *out, "Write proof_<i>.json and public_<i>.json here");
+    c->add_flag("--quiet,-q", *quiet, "No progress or summary on stderr");
+    c->callback([conn, job, out, quiet] {
+      if (!out->empty()) {
+        util::OutputCheck chk("await --out-dir");
+        chk.output_dir(*out);
+        chk.check();
+      }
+      grpc::ClientContext ctx;
+      v1::AwaitRequest req;
+      req.set_job_id(*job);
+      auto stub = conn->stub();
+      auto stream = stub->Await(&ctx, req);
+      Results res{*out};
+      follow(stream, res, *quiet);
+    });
+  }
+  {
+    auto conn = std::make_shared<Conn>();
+    auto* c = app.add_subcommand("status", "The daemon's status (GetStatus) as JSON");
+    add_server(c, *conn);
+    c->callback([conn] {
+      grpc::ClientContext ctx;
+      v1::GetStatusResponse resp;
+      check(conn->stub()->GetStatus(&ctx, {}, &resp), "status");
+      std::printf("%s", to_json(resp).c_str());
+    });
+  }
+  {
+    auto conn = std::make_shared<Conn>();
+    auto state = std::make_shared<std::string>();
+    auto job = std::make_shared<std::string>();
+    auto* c = app.add_subcommand("jobs", "List the daemon's jobs, newest first (or one job, as JSON)");
+    add_server(c, *conn);
+    c->add_option("--state", *state, "Only jobs in this state: queued, running, succeeded, failed, cancelled");
+    c->add_option("--job", *job, "Show this job with its partitions (GetJob) as JSON");
+    c->callback([conn, state, job] {
+      auto stub = conn->stub();
+      if (!job->empty()) {
+        grpc::ClientContext ctx;
+        v1::GetJobRequest req;
+        req.set_job_id(*job);
+        v1::GetJobResponse resp;
+        check(stub->GetJob(&ctx, req, &resp), "jobs");
+        std::printf("%s", to_json(resp).c_str());
+        return;
+      }
+      v1::ListJobsRequest req;
+      if (!state->empty()) {
+        v1::JobState s;
+        std::string name = "JOB_STATE_";
+        for (char ch : *state) name += char(std::toupper(static_cast<unsigned char>(ch)));
+        if (!v1::JobState_Parse(name, &s) || s == v1::JOB_STATE_UNSPECIFIED)
+          throw Error(fmt::format("jobs: --state {}: one of queued, running, succeeded, failed, cancelled", *state));
+        req.set_state(s);
+      }
+      for (;;) {
+        grpc::ClientContext ctx;
+        v1::ListJobsResponse resp;
+        check(stub->ListJobs(&ctx, req, &resp), "jobs");
+        for (const auto& j : resp.jobs())
+          std::printf("%s  %-9s %u/%u  %s\n", j.job_id().c_str(),
+                      v1::JobState_Name(j.state()).substr(10).c_str(), j.partitions_done(),
+                      j.partition_count(), j.error().c_str());
+        if (resp.next_page_token().empty()) break;
+        req.set_page_token(resp.next_page_token());
+      }
+    });
+  }
+  {
+    auto conn = std::make_shared<Conn>();
+    auto job = std::make_shared<std::string>();
+    auto reason = std::make_shared<std::string>();
+    auto* c = app.add_subcommand("cancel", "Cancel a queued or running job");
+    add_server(c, *conn);
+    c->add_option("job", *job, "The job id")->required();
+    c->add_option("--reason", *reason, "Recorded as the job's error");
+    c->callback([conn, job, reason] {
+      grpc::ClientContext ctx;
+      v1::CancelRequest req;
+      req.set_job_id(*job);
+      req.set_reason(*reason);
+      v1::CancelResponse resp;
+      check(conn->stub()->Cancel(&ctx, req, &resp), "cancel");
+      std::printf("%s %s\n", resp.job().job_id().c_str(), v1::JobState_Name(resp.job().state()).c_str());
+    });
+  }
+});
+
+}  // namespace
+}  // namespace splitprove::cli

@@ -1,0 +1,188 @@
+#pragma once
+// The proving daemon's core (DESIGN §5, docs/daemon.md), apart from its gRPC front
+// (service/grpc_service.hpp): the job store, the registered and resident keys, one pipeline
+// engine per curve, and the drivers that take partitions from the store into the engines.
+//
+// The store is the queue: a driver claims a partition only when it has room for one (at most
+// `window` partitions are claimed at once), reads its witness from the spool, proves it through
+// the engine (which admits it against the memory budget) and commits the proof; memory holds no
+// backlog. Each partition is an engine job of one partition, so a bad witness fails only its own
+// job. A partition whose proof is committed is never proved again: recovery requeues only
+// partitions that were running.
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "service/store.hpp"
+
+namespace splitprove::service {
+
+struct DaemonConfig {
+  StoreConfig store;
+  std::string key_dir;            // RegisterKey paths are relative to it
+  std::string backend = "auto";   // the pipeline backend: auto | cpu | cuda
+  std::uint32_t synthesis_workers = 2;
+  std::uint32_t gpu_workers = 1;
+  std::uint64_t budget = 0;       // host memory budget of each engine; 0: none
+  std::uint32_t window = 0;       // partitions claimed at once; 0: synthesis + gpu workers + 2
+  std::uint32_t max_pending_jobs = 256;
+  std::uint64_t max_spool_bytes = std::uint64_t(256) << 30;
+  std::uint32_t max_partitions_per_job = 1024;
+  std::uint64_t max_witness_bytes = std::uint64_t(64) << 30;
+  std::uint32_t input_retention_minutes = 60;
+  std::uint32_t job_retention_hours = 168;
+  std::uint32_t gc_interval_s = 600;
+  // Throws Error naming the first value out of range.
+  void check() const;
+};
+
+// A key as the daemon knows it: its record and where it lives now.
+struct KeyInfo {
+  KeyRecord record;
+  bool resident = false;
+  std::uint64_t host_bytes = 0;  // what the loaded key holds (points and coefficients)
+  std::uint32_t active_jobs = 0;
+  std::optional<Millis> last_used_at;
+};
+
+// One Submit in progress: created by Daemon::begin_submit, fed chunks, then committed.
+class Submission {
+ public:
+  virtual ~Submission() = default;
+  virtual void append(std::uint32_t partition, std::uint64_t offset,
+                      std::span<const std::uint8_t> bytes) = 0;
+  // Checks that every witness arrived, commits the job; returns it and whether it was created.
+  virtual std::pair<JobRecord, bool> commit() = 0;
+};
+
+struct SubmitHeader {
+  std::string key_id;
+  std::string idempotency_key;
+  std::int32_t priority = 0;
+  std::vector<std::uint64_t> witness_bytes;  // one per partition
+};
+
+struct DaemonStatus {
+  bool accepting = false;
+  Millis started_at = 0;
+  Counts counts;
+  std::uint32_t in_flight = 0, window = 0;
+  std::uint64_t budget_total = 0, budget_used = 0, budget_peak = 0;
+  std::map<std::string, std::uint64_t> budget_by_tag;
+  std::uint64_t jobs_succeeded = 0, jobs_failed = 0, jobs_cancelled = 0, partitions_done = 0;
+  std::vector<KeyInfo> resident_keys;
+  std::string backend;
+  struct InFlight {
+    std::string job_id;
+    std::uint32_t partition = 0, attempt = 0;
+    Millis since = 0;
+  };
+  std::vector<InFlight> partitions;
+};
+
+class Daemon {
+ public:
+  // Opens the store and recovers (partitions left running are queued again, the spool is
+  // swept), then starts the drivers and the collector. Error when the store cannot be opened.
+  explicit Daemon(DaemonConfig cfg);
+  // stop(0) when not stopped.
+  ~Daemon();
+  Daemon(const Daemon&) = delete;
+  Daemon& operator=(const Daemon&) = delete;
+
+  const DaemonConfig& config() const { return cfg_; }
+  const RecoveryReport& recovery() const { return recovery_; }
+
+  // ---- keys
+  // Registers `rel_path` (relative to the key directory; Denied for an absolute path, "..", or a
+  // path that resolves outside it; NotFound for a missing file; Error for an invalid .zkey).
+  std::pair<KeyInfo, bool> register_key(const std::string& rel_path, bool preload);
+  std::vector<KeyInfo> list_keys();
+  KeyInfo preload_key(const std::string& key_id);
+  // Returns the key and the host bytes given back. Conflict while partitions use it.
+  std::pair<KeyInfo, std::uint64_t> evict_key(const std::string& key_id);
+
+  // ---- jobs
+  // The header checked (key, counts, sizes) and admitted (pending jobs, spool bytes), or, for a
+  // known idempotency key, that job (`deduplicated`); Conflict when that job's header differs.
+  struct Begin {
+    std::unique_ptr<Submission> submission;  // null when deduplicated
+    std::optional<JobRecord> existing;
+  };
+  Begin begin_submit(const SubmitHeader& h);
+  JobRecord cancel(const std::string& job_id, const std::string& reason);
+  std::optional<JobRecord> get_job(const std::string& job_id, bool with_results);
+  JobPage list_jobs(std::optional<JobState> state, std::size_t page_size, const std::string& token);
+
+  // A counter that moves on every change of a job or partition; wait_change blocks until it
+  // differs from `seen` or the deadline passes (or the daemon stops). Returns the counter.
+  std::uint64_t changes() const { return changes_.load(); }
+  std::uint64_t wait_change(std::uint64_t seen, std::chrono::milliseconds timeout);
+  // Which partitions of a job are in the engine now (and since when).
+  std::map<std::uint32_t, Millis> running_partitions(const std::string& job_id);
+
+  DaemonStatus status();
+  bool accepting() const { return accepting_.load(); }
+
+  // Stops claiming; partitions in flight get `grace` to finish, then are cancelled and released
+  // (queued again, their attempt not counted); joins everything. Idempotent.
+  void stop(std::chrono::milliseconds grace);
+
+ private:
+  struct Loaded;     // a resident key (per curve)
+  struct Engines;    // one engine per curve, made at first use
+  struct Running {
+    Claim claim;
+    Millis since = 0;
+    std::function<void()> cancel;  // cancels its engine job (set once submitted)
+    bool cancelled = false;        // by Cancel or by stop(): the result is not committed
+  };
+
+  void driver();
+  void collector();
+  void run_partition(const Claim& c);
+  std::shared_ptr<Loaded> load(const std::string& key_id);
+  KeyInfo info_of(const KeyRecord& k);
+  void changed();
+
+  DaemonConfig cfg_;
+  std::unique_ptr<JobStore> store_;
+  RecoveryReport recovery_;
+  std::string owner_;
+  Millis started_at_ = 0;
+  std::unique_ptr<Engines> engines_;
+
+  std::mutex keys_mu_;  // guards keys_ and loading
+  std::map<std::string, std::shared_ptr<Loaded>> keys_;
+  std::map<std::string, Millis> last_used_;
+
+  std::mutex mu_;  // guards running_, stopping_, cancelling_, admission and counters
+  std::condition_variable work_cv_;
+  std::map<std::pair<std::string, std::uint32_t>, Running> running_;
+  std::uint32_t submits_in_progress_ = 0;
+  std::uint64_t reserved_spool_ = 0;
+  std::uint64_t jobs_succeeded_ = 0, jobs_failed_ = 0, jobs_cancelled_ = 0, partitions_done_ = 0;
+  bool stopping_ = false;
+  std::atomic<bool> accepting_{false};
+
+  std::mutex change_mu_;
+  std::condition_variable change_cv_;
+  std::atomic<std::uint64_t> changes_{0};
+
+  std::vector<std::thread> threads_;
+  friend class SubmissionImpl;
+};
+
+// Hex SHA-256 of a file's bytes (Error naming the file).
+std::string sha256_file(const std::string& path);
+
+}  // namespace splitprove::service

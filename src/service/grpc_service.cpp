@@ -1,0 +1,473 @@
+#include "service/grpc_service.hpp"
+
+#include <grpcpp/ext/proto_server_reflection_plugin.h>
+#include <grpcpp/grpcpp.h>
+#include <grpcpp/health_check_service_interface.h>
+#include <sys/stat.h>
+
+#include <fmt/format.h>
+
+#include <filesystem>
+
+#include "service/daemon.hpp"
+#include "service/errors.hpp"
+#include "splitprove/v1/prover.grpc.pb.h"
+
+namespace splitprove::service {
+namespace v1 = ::splitprove::v1;
+using grpc::ServerContext;
+using grpc::Status;
+using grpc::StatusCode;
+
+void check_listen_address(const std::string& addr) {
+  if (addr.starts_with("unix:")) {
+    if (addr.size() == 5) throw Error("listen address 'unix:' names no socket path");
+    return;
+  }
+  const auto colon = addr.rfind(':');
+  if (colon == std::string::npos || colon + 1 == addr.size())
+    throw Error(fmt::format("listen address '{}': give unix:PATH or HOST:PORT", addr));
+  const std::string host = addr.substr(0, colon), port = addr.substr(colon + 1);
+  for (char c : port)
+    if (c < '0' || c > '9') throw Error(fmt::format("listen address '{}': port '{}' is not a number", addr, port));
+  if (port.size() > 5 || std::stoul(port) > 65535)
+    throw Error(fmt::format("listen address '{}': port {} above 65535", addr, port));
+  if (host != "127.0.0.1" && host != "[::1]" && host != "localhost")
+    throw Error(fmt::format("listen address '{}': only unix sockets and loopback addresses are served "
+                            "(another address needs TLS and a bearer token, not configurable in this version)",
+                            addr));
+}
+
+namespace {
+
+void set_time(google::protobuf::Timestamp* t, Millis ms) {
+  t->set_seconds(ms / 1000);
+  t->set_nanos(int((ms % 1000) * 1'000'000));
+}
+
+Status status_of(const std::exception& e) {
+  const std::string m = e.what();
+  if (dynamic_cast<const NotFound*>(&e)) return {StatusCode::NOT_FOUND, m};
+  if (dynamic_cast<const Conflict*>(&e)) return {StatusCode::FAILED_PRECONDITION, m};
+  if (dynamic_cast<const Exhausted*>(&e)) return {StatusCode::RESOURCE_EXHAUSTED, m};
+  if (dynamic_cast<const Denied*>(&e)) return {StatusCode::PERMISSION_DENIED, m};
+  if (dynamic_cast<const Unavailable*>(&e)) return {StatusCode::UNAVAILABLE, m};
+  if (dynamic_cast<const Unimplemented*>(&e)) return {StatusCode::UNIMPLEMENTED, m};
+  if (dynamic_cast<const StoreError*>(&e) || dynamic_cast<const ConstraintError*>(&e))
+    return {StatusCode::INTERNAL, m};
+  if (dynamic_cast<const Error*>(&e)) return {StatusCode::INVALID_ARGUMENT, m};
+  return {StatusCode::INTERNAL, fmt::format("internal error: {}", m)};
+}
+
+template <class F>
+Status guard(F&& f) {
+  try {
+    return f();
+  } catch (const std::exception& e) {
+    return status_of(e);
+  }
+}
+
+void check_job_id(const std::string& id) {
+  if (!valid_job_id(id)) throw Error(fmt::format("job id '{}' is not a job id (a UUID in lowercase)", id));
+}
+void check_key_id(const std::string& id) {
+  bool ok = id.size() == 64;
+  for (char c : id) ok = ok && ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'));
+  if (!ok) throw Error(fmt::format("key id '{}' is not 64 lowercase hex characters", id));
+}
+
+v1::JobState to_proto(JobState s) {
+  switch (s) {
+    case JobState::queued: return v1::JOB_STATE_QUEUED;
+    case JobState::running: return v1::JOB_STATE_RUNNING;
+    case JobState::succeeded: return v1::JOB_STATE_SUCCEEDED;
+    case JobState::failed: return v1::JOB_STATE_FAILED;
+    case JobState::cancelled: return v1::JOB_STATE_CANCELLED;
+  }
+  return v1::JOB_STATE_UNSPECIFIED;
+}
+
+// The stage a partition is reported in. This version knows a partition's pipeline stage only as
+// "in the engine" (reported as STAGE_SYNTHESIS, where every partition starts) until it is done.
+v1::Stage stage_of(PartState s, bool in_engine) {
+  switch (s) {
+    case PartState::queued: return v1::STAGE_QUEUED;
+    case PartState::running: return in_engine ? v1::STAGE_SYNTHESIS : v1::STAGE_QUEUED;
+    case PartState::done: return v1::STAGE_DONE;
+    case PartState::failed: return v1::STAGE_FAILED;
+    case PartState::dropped: return v1::STAGE_QUEUED;
+  }
+  return v1::STAGE_UNSPECIFIED;
+}
+
+void fill_job(v1::Job* out, const JobRecord& j, Daemon& d, bool partitions, bool results) {
+  out->set_job_id(j.job_id);
+  out->set_key_id(j.key_id);
+  out->set_idempotency_key(j.idempotency_key.value_or(""));
+  out->set_priority(j.priority);
+  out->set_state(to_proto(j.state));
+  out->set_partition_count(j.partition_count);
+  out->set_partitions_done(j.partitions_done);
+  out->set_partitions_failed(j.partitions_failed);
+  set_time(out->mutable_created_at(), j.created_at);
+  if (j.started_at) set_time(out->mutable_started_at(), *j.started_at);
+  if (j.finished_at) {
+    set_time(out->mutable_finished_at(), *j.finished_at);
+    set_time(out->mutable_expires_at(),
+             *j.finished_at + Millis(d.config().job_retention_hours) * 3'600'000);
+  }
+  out->set_error(j.error);
+  out->set_spool_bytes(j.spool_bytes);
+  auto* circom = out->mutable_circom();
+  for (const auto& p : j.partitions) circom->add_witness_bytes(p.witness_bytes);
+  if (!partitions) return;
+  const auto running = d.running_partitions(j.job_id);
+  for (const auto& p : j.partitions) {
+    auto* ps = out->add_partitions();
+    ps->set_index(p.index);
+    ps->set_stage(stage_of(p.state, running.count(p.index) > 0));
+    ps->set_attempts(p.attempts);
+    if (p.started_at) set_time(ps->mutable_started_at(), *p.started_at);
+    if (p.finished_at) set_time(ps->mutable_finished_at(), *p.finished_at);
+    ps->set_error(p.error);
+    if (results && p.state == PartState::done) {
+      ps->set_proof_json(p.proof_json);
+      ps->set_public_json(p.public_json);
+    }
+  }
+}
+
+void fill_key(v1::Key* out, const KeyInfo& k) {
+  out->set_key_id(k.record.key_id);
+  out->mutable_source()->set_zkey_path(k.record.zkey_path);
+  out->set_curve(k.record.curve == "BN254" ? v1::CURVE_BN254 : v1::CURVE_BLS12_381);
+  out->set_log2_domain_size(k.record.log2_domain);
+  out->set_constraints(k.record.constraints);
+  out->set_variables(k.record.variables);
+  out->set_public_signals(k.record.public_signals);
+  out->set_file_bytes(k.record.file_bytes);
+  set_time(out->mutable_registered_at(), k.record.registered_at);
+  out->set_residency(k.resident ? v1::RESIDENCY_RESIDENT : v1::RESIDENCY_NOT_LOADED);
+  out->set_host_bytes(k.host_bytes);
+  if (k.last_used_at) set_time(out->mutable_last_used_at(), *k.last_used_at);
+  out->set_active_jobs(k.active_jobs);
+}
+
+class ProverImpl final : public v1::Prover::Service {
+ public:
+  explicit ProverImpl(Daemon& d, std::size_t max_send) : d_(d), max_send_(max_send) {}
+
+  Status RegisterKey(ServerContext*, const v1::RegisterKeyRequest* req,
+                     v1::RegisterKeyResponse* resp) override {
+    return guard([&] {
+      if (req->source().has_native())
+        throw Unimplemented("native-circuit keys are not served by this version: register a .zkey path");
+      if (!req->source().has_zkey_path()) throw Error("RegisterKey: no source (zkey_path or native)");
+      auto [k, existed] = d_.register_key(req->source().zkey_path(), req->preload());
+      fill_key(resp->mutable_key(), k);
+      resp->set_existed(existed);
+      return Status::OK;
+    });
+  }
+
+  Status ListKeys(ServerContext*, const v1::ListKeysRequest* req, v1::ListKeysResponse* resp) override {
+    return guard([&] {
+      for (const auto& k : d_.list_keys())
+        if (!req->resident_only() || k.resident) fill_key(resp->add_keys(), k);
+      return Status::OK;
+    });
+  }
+
+  Status PreloadKey(ServerContext*, const v1::PreloadKeyRequest* req,
+                    v1::PreloadKeyResponse* resp) override {
+    return guard([&] {
+      check_key_id(req->key_id());
+      fill_key(resp->mutable_key(), d_.preload_key(req->key_id()));
+      return Status::OK;
+    });
+  }
+
+  Status EvictKey(ServerContext*, const v1::EvictKeyRequest* req, v1::EvictKeyResponse* resp) override {
+    return guard([&] {
+      check_key_id(req->key_id());
+      auto [k, freed] = d_.evict_key(req->key_id());
+      fill_key(resp->mutable_key(), k);
+      resp->set_freed_host_bytes(freed);
+      return Status::OK;
+    });
+  }
+
+  // Reads a Submit stream (header, then chunks) into the store; fills `resp`.
+  template <class Stream>
+  void submit(Stream* stream, v1::SubmitResponse* resp) {
+    v1::SubmitRequest msg;
+    if (!stream->Read(&msg)) throw Error("Submit: the stream ended before a header");
+    if (!msg.has_header()) throw Error("Submit: the first message must be a header");
+    const auto& h = msg.header();
+    if (h.has_native())
+      throw Unimplemented("native partitions are not served by this version: send circom witnesses");
+    if (!h.has_circom()) throw Error("Submit: the header has no inputs (circom)");
+    if (h.partitions() != std::uint32_t(h.circom().witness_bytes_size()))
+      throw Error(fmt::format("Submit: partitions {} but {} witness sizes", h.partitions(),
+                              h.circom().witness_bytes_size()));
+    check_key_id(h.key_id());
+    SubmitHeader sh;
+    sh.key_id = h.key_id();
+    sh.idempotency_key = h.idempotency_key();
+    sh.priority = h.priority();
+    sh.witness_bytes.assign(h.circom().witness_bytes().begin(), h.circom().witness_bytes().end());
+    auto begin = d_.begin_submit(sh);
+    if (begin.existing) {
+      resp->set_job_id(begin.existing->job_id);
+      resp->set_deduplicated(true);
+      fill_job(resp->mutable_job(), *begin.existing, d_, false, false);
+      return;
+    }
+    while (stream->Read(&msg)) {
+      if (!msg.has_chunk()) throw Error("Submit: a second header: every message after the first is a chunk");
+      const auto& c = msg.chunk();
+      if (c.data().size() > (4u << 20))
+        throw Error(fmt::format("Submit: a chunk of {} bytes: at most 4 MiB", c.data().size()));
+      begin.submission->append(c.partition(), c.offset(),
+                               {reinterpret_cast<const std::uint8_t*>(c.data().data()), c.data().size()});
+    }
+    auto [job, created] = begin.submission->commit();
+    resp->set_job_id(job.job_id);
+    resp->set_deduplicated(!created);
+    fill_job(resp->mutable_job(), job, d_, false, false);
+    std::fprintf(stderr, "serve: job %s accepted (%u partitions, key %.12s)\n", job.job_id.c_str(),
+                 job.partition_count, job.key_id.c_str());
+  }
+
+  Status Submit(ServerContext*, grpc::ServerReader<v1::SubmitRequest>* reader,
+                v1::SubmitResponse* resp) override {
+    return guard([&] {
+      submit(reader, resp);
+      return Status::OK;
+    });
+  }
+
+  // Sends the snapshot, the changes and, at the end, the results of a job.
+  template <class Writer>
+  Status follow(ServerContext* ctx, const std::string& job_id, Writer* w) {
+    std::map<std::uint32_t, std::pair<v1::Stage, std::uint32_t>> sent;
+    bool first = true;
+    std::uint64_t seen = d_.changes();
+    for (;;) {
+      auto j = d_.get_job(job_id, false);
+      if (!j) throw NotFound(fmt::format("no job {}", job_id));
+      const auto running = d_.running_partitions(job_id);
+      for (const auto& p : j->partitions) {
+        const auto stage = stage_of(p.state, running.count(p.index) > 0);
+        auto it = sent.find(p.index);
+        if (it != sent.end() && it->second == std::make_pair(stage, p.attempts)) continue;
+        v1::JobEvent ev;
+        auto* pe = ev.mutable_progress();
+        pe->set_job_id(job_id);
+        pe->set_partition(p.index);
+        pe->set_stage(stage);
+        set_time(pe->mutable_time(), now_ms());
+        pe->set_attempt(p.attempts);
+        pe->set_gpu(-1);
+        pe->set_error(p.error);
+        pe->set_snapshot(first);
+        if (!w->Write(ev)) return Status(StatusCode::CANCELLED, "the client went away");
+        sent[p.index] = {stage, p.attempts};
+      }
+      first = false;
+      if (is_final(j->state)) {
+        auto full = d_.get_job(job_id, true);
+        if (!full) throw NotFound(fmt::format("no job {}", job_id));
+        for (const auto& p : full->partitions) {
+          v1::JobEvent ev;
+          auto* r = ev.mutable_partition_result();
+          r->set_job_id(job_id);
+          r->set_partition(p.index);
+          r->set_stage(stage_of(p.state, false));
+          r->set_proof_json(p.proof_json);
+          r->set_public_json(p.public_json);
+          r->set_error(p.error);
+          if (!w->Write(ev)) return Status(StatusCode::CANCELLED, "the client went away");
+        }
+        v1::JobEvent ev;
+        auto* r = ev.mutable_result();
+        r->set_job_id(job_id);
+        r->set_state(to_proto(full->state));
+        r->set_error(full->error);
+        r->set_partitions_done(full->partitions_done);
+        r->set_partition_count(full->partition_count);
+        r->set_seconds(double(full->finished_at.value_or(now_ms()) - full->created_at) / 1000.0);
+        set_time(r->mutable_finished_at(), full->finished_at.value_or(now_ms()));
+        w->Write(ev);
+        return Status::OK;
+      }
+      if (ctx->IsCancelled()) return Status(StatusCode::CANCELLED, "the client cancelled");
+      if (!d_.accepting() && d_.changes() == seen)
+        return Status(StatusCode::UNAVAILABLE, "the daemon is stopping: await again after it restarts");
+      seen = d_.wait_change(seen, std::chrono::milliseconds(500));
+    }
+  }
+
+  Status Await(ServerContext* ctx, const v1::AwaitRequest* req,
+               grpc::ServerWriter<v1::JobEvent>* w) override {
+    return guard([&] {
+      check_job_id(req->job_id());
+      return follow(ctx, req->job_id(), w);
+    });
+  }
+
+  Status Prove(ServerContext* ctx,
+               grpc::ServerReaderWriter<v1::JobEvent, v1::SubmitRequest>* stream) override {
+    return guard([&] {
+      v1::JobEvent accepted;
+      submit(stream, accepted.mutable_accepted());
+      const std::string id = accepted.accepted().job_id();
+      if (!stream->Write(accepted)) return Status(StatusCode::CANCELLED, "the client went away");
+      return follow(ctx, id, stream);
+    });
+  }
+
+  Status Cancel(ServerContext*, const v1::CancelRequest* req, v1::CancelResponse* resp) override {
+    return guard([&] {
+      check_job_id(req->job_id());
+      if (req->reason().size() > 1024) throw Error("Cancel: a reason of more than 1024 characters");
+      const auto j = d_.cancel(req->job_id(), req->reason());
+      fill_job(resp->mutable_job(), j, d_, false, false);
+      return Status::OK;
+    });
+  }
+
+  Status GetJob(ServerContext*, const v1::GetJobRequest* req, v1::GetJobResponse* resp) override {
+    return guard([&] {
+      check_job_id(req->job_id());
+      auto j = d_.get_job(req->job_id(), req->include_results());
+      if (!j) throw NotFound(fmt::format("no job {}", req->job_id()));
+      fill_job(resp->mutable_job(), *j, d_, true, req->include_results());
+      if (resp->ByteSizeLong() > max_send_)
+        throw Exhausted(fmt::format("job {} with its results is {} bytes, above the daemon's maximum "
+                                    "message size {}: use Await, which sends one partition per message",
+                                    j->job_id, resp->ByteSizeLong(), max_send_));
+      return Status::OK;
+    });
+  }
+
+  Status ListJobs(ServerContext*, const v1::ListJobsRequest* req, v1::ListJobsResponse* resp) override {
+    return guard([&] {
+      if (req->page_size() > 1000) throw Error(fmt::format("page_size {}: at most 1000", req->page_size()));
+      std::optional<JobState> st;
+      switch (req->state()) {
+        case v1::JOB_STATE_QUEUED: st = JobState::queued; break;
+        case v1::JOB_STATE_RUNNING: st = JobState::running; break;
+        case v1::JOB_STATE_SUCCEEDED: st = JobState::succeeded; break;
+        case v1::JOB_STATE_FAILED: st = JobState::failed; break;
+        case v1::JOB_STATE_CANCELLED: st = JobState::cancelled; break;
+        default: break;
+      }
+      const auto page = d_.list_jobs(st, req->page_size() ? req->page_size() : 100, req->page_token());
+      for (const auto& j : page.jobs) fill_job(resp->add_jobs(), j, d_, false, false);
+      resp->set_next_page_token(page.next_page_token);
+      return Status::OK;
+    });
+  }
+
+  Status GetStatus(ServerContext*, const v1::GetStatusRequest*, v1::GetStatusResponse* resp) override {
+    return guard([&] {
+      const auto s = d_.status();
+      resp->set_version("splitprove 0.1.0");
+      set_time(resp->mutable_started_at(), s.started_at);
+      set_time(resp->mutable_time(), now_ms());
+      resp->set_accepting(s.accepting);
+      auto* b = resp->mutable_host_budget();
+      b->set_total_bytes(s.budget_total);
+      b->set_used_bytes(s.budget_used);
+      b->set_free_bytes(s.budget_total > s.budget_used ? s.budget_total - s.budget_used : 0);
+      b->set_peak_used_bytes(s.budget_peak);
+      for (const auto& [tag, bytes] : s.budget_by_tag) (*b->mutable_by_stage())[tag] = bytes;
+      auto* q = resp->mutable_queues();
+      q->set_queued_jobs(s.counts.queued_jobs);
+      q->set_running_jobs(s.counts.running_jobs);
+      q->set_pending_jobs(s.counts.queued_jobs + s.counts.running_jobs);
+      q->set_max_pending_jobs(d_.config().max_pending_jobs);
+      q->set_queued_partitions(s.counts.queued_partitions);
+      q->set_spool_bytes(s.counts.spool_bytes);
+      q->set_max_spool_bytes(d_.config().max_spool_bytes);
+      for (const auto& p : s.partitions) {
+        auto* f = resp->add_in_flight();
+        f->set_job_id(p.job_id);
+        f->set_partition(p.partition);
+        f->set_stage(v1::STAGE_SYNTHESIS);
+        set_time(f->mutable_since(), p.since);
+        f->set_gpu(-1);
+      }
+      for (const auto& k : s.resident_keys) fill_key(resp->add_resident_keys(), k);
+      resp->mutable_memory()->set_verdict(v1::MEMORY_VERDICT_CLASS_UNKNOWN);
+      resp->mutable_memory()->set_text("no memory timeline is sampled by this version");
+      resp->set_jobs_succeeded(s.jobs_succeeded);
+      resp->set_jobs_failed(s.jobs_failed);
+      resp->set_jobs_cancelled(s.jobs_cancelled);
+      resp->set_partitions_done(s.partitions_done);
+      return Status::OK;
+    });
+  }
+
+ private:
+  Daemon& d_;
+  std::size_t max_send_;
+};
+
+}  // namespace
+
+struct Server::Impl {
+  std::unique_ptr<ProverImpl> service;
+  std::unique_ptr<grpc::Server> server;
+  std::vector<int> ports;
+};
+
+Server::Server(Daemon& daemon, ServerConfig cfg) : impl_(std::make_unique<Impl>()) {
+  if (cfg.listen.empty()) throw Error("serve: no listen address");
+  for (const auto& a : cfg.listen) check_listen_address(a);
+  grpc::EnableDefaultHealthCheckService(true);
+  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  impl_->service = std::make_unique<ProverImpl>(daemon, cfg.max_send_bytes);
+  grpc::ServerBuilder b;
+  std::vector<std::unique_ptr<int>> ports;
+  for (const auto& a : cfg.listen) {
+    if (a.starts_with("unix:")) {
+      std::error_code ec;
+      std::filesystem::remove(a.substr(5), ec);  // a socket left by a killed daemon
+      b.AddListeningPort(a, grpc::InsecureServerCredentials());
+    } else {
+      ports.push_back(std::make_unique<int>(0));
+      b.AddListeningPort(a, grpc::InsecureServerCredentials(), ports.back().get());
+    }
+  }
+  b.RegisterService(impl_->service.get());
+  b.SetMaxReceiveMessageSize(int(cfg.max_receive_bytes));
+  b.SetMaxSendMessageSize(int(cfg.max_send_bytes));
+  const mode_t old_mask = ::umask(0077);  // unix sockets are made 0600 from the start
+  impl_->server = b.BuildAndStart();
+  ::umask(old_mask);
+  if (!impl_->server) throw Error("serve: the gRPC server could not start (an address in use or not bindable)");
+  for (const auto& p : ports) {
+    if (*p == 0) throw Error("serve: a TCP listen address could not be bound");
+    impl_->ports.push_back(*p);
+  }
+  for (const auto& a : cfg.listen)
+    if (a.starts_with("unix:")) ::chmod(a.substr(5).c_str(), 0600);
+  impl_->server->GetHealthCheckService()->SetServingStatus("splitprove.v1.Prover", true);
+}
+
+Server::~Server() { shutdown(std::chrono::milliseconds(0)); }
+
+const std::vector<int>& Server::ports() const { return impl_->ports; }
+
+void Server::shutdown(std::chrono::milliseconds deadline) {
+  if (!impl_->server) return;
+  impl_->server->GetHealthCheckService()->SetServingStatus("splitprove.v1.Prover", false);
+  impl_->server->Shutdown(std::chrono::system_clock::now() + deadline);
+  impl_->server->Wait();
+  impl_->server.reset();
+}
+
+}  // namespace splitprove::service

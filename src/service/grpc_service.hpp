@@ -1,0 +1,43 @@
+#pragma once
+// The daemon's gRPC front: the splitprove.v1.Prover service (proto/splitprove/v1/prover.proto)
+// over a Daemon, with the standard health and reflection services beside it.
+//
+// Listening: "unix:PATH" (the socket is made mode 0600) or a loopback TCP address
+// ("127.0.0.1:PORT", "[::1]:PORT", "localhost:PORT"; PORT 0 picks a free one). Another address
+// is refused: it would need TLS and a bearer token, which this version does not configure.
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace splitprove::service {
+
+class Daemon;
+
+struct ServerConfig {
+  std::vector<std::string> listen;          // at least one
+  std::size_t max_receive_bytes = 8u << 20; // a 4 MiB chunk and its framing fit
+  std::size_t max_send_bytes = 64u << 20;
+};
+
+class Server {
+ public:
+  // Starts serving (Error naming an address that cannot be bound or is refused).
+  Server(Daemon& daemon, ServerConfig cfg);
+  ~Server();
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+  // The TCP ports bound, in the order of the TCP addresses in `listen` (PORT 0 resolved).
+  const std::vector<int>& ports() const;
+  // Stops accepting calls; calls still running get until `deadline`, then are cancelled.
+  void shutdown(std::chrono::milliseconds deadline);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Checks a listen address against the rules above (Error naming it).
+void check_listen_address(const std::string& addr);
+
+}  // namespace splitprove::service

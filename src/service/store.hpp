@@ -1,0 +1,173 @@
+#pragma once
+// The daemon's job store (docs/daemon.md): jobs, their partitions and the registered keys in an
+// embedded SQLite database (WAL, synchronous FULL), the witnesses in a spool directory.
+//
+// Accepted means durable: a job's witnesses are written through util::AtomicFile (temporary file,
+// fsync, rename, fsync of the directory) before the one transaction that records the job commits,
+// and only then does Submit answer. A partition is done only once its proof is committed. A claim
+// carries (owner, attempt): a result or failure for a claim that no longer holds changes nothing.
+//
+// Behind the JobStore interface, so that a PostgreSQL backend plugs in beside the SQLite one.
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace splitprove::service {
+
+enum class JobState { queued, running, succeeded, failed, cancelled };
+enum class PartState { queued, running, done, failed, dropped };
+const char* to_string(JobState s);
+const char* to_string(PartState s);
+JobState job_state_from(std::string_view s);
+PartState part_state_from(std::string_view s);
+inline bool is_final(JobState s) {
+  return s == JobState::succeeded || s == JobState::failed || s == JobState::cancelled;
+}
+
+using Millis = std::int64_t;  // Unix milliseconds (UTC)
+Millis now_ms();
+
+struct KeyRecord {
+  std::string key_id;     // hex SHA-256 of the .zkey bytes
+  std::string zkey_path;  // relative to the key directory
+  std::string curve;      // "bls12-381" / "bn254" (ec::curve_name)
+  std::uint32_t log2_domain = 0;
+  std::uint64_t constraints = 0, variables = 0;
+  std::uint32_t public_signals = 0;
+  std::uint64_t file_bytes = 0;
+  Millis registered_at = 0;
+};
+
+struct NewJob {
+  std::string key_id;
+  std::optional<std::string> idempotency_key;
+  std::string fingerprint;  // what the header said (key, N, sizes): a retry must say the same
+  std::int32_t priority = 0;
+  std::vector<std::uint64_t> witness_bytes;  // one per partition
+};
+
+struct PartitionRecord {
+  std::uint32_t index = 0;
+  PartState state = PartState::queued;
+  std::uint32_t attempts = 0;
+  std::optional<Millis> started_at, finished_at;
+  std::string error;
+  std::string proof_json, public_json;  // only with results, and only when done
+  std::uint64_t witness_bytes = 0;
+};
+
+struct JobRecord {
+  std::string job_id, key_id;
+  std::optional<std::string> idempotency_key;
+  std::string fingerprint;
+  std::int32_t priority = 0;
+  JobState state = JobState::queued;
+  std::uint32_t partition_count = 0, partitions_done = 0, partitions_failed = 0;
+  std::uint64_t spool_bytes = 0;
+  std::string error;
+  Millis created_at = 0;
+  std::optional<Millis> started_at, finished_at;
+  std::vector<PartitionRecord> partitions;  // get_job only
+};
+
+struct Claim {
+  std::string job_id;
+  std::uint32_t index = 0, attempt = 0;
+  std::string key_id;
+};
+
+struct JobPage {
+  std::vector<JobRecord> jobs;
+  std::string next_page_token;
+};
+
+struct RecoveryReport {
+  std::uint32_t requeued = 0, failed = 0, spool_removed = 0, temporaries_removed = 0;
+};
+struct CollectReport {
+  std::uint32_t inputs_removed = 0, jobs_deleted = 0;
+};
+struct Counts {
+  std::uint32_t queued_jobs = 0, running_jobs = 0, queued_partitions = 0, running_partitions = 0;
+  std::uint64_t spool_bytes = 0;
+};
+
+// One Submit's witnesses. Destroyed before commit(): every file and the job's directory go.
+class InputWriter {
+ public:
+  virtual ~InputWriter() = default;
+  // Appends to the partition being written (partitions in order 0..N-1, each contiguous). Error
+  // for a chunk out of order or beyond the declared size.
+  virtual void append(std::uint32_t partition, std::uint64_t offset,
+                      std::span<const std::uint8_t> bytes) = 0;
+  // Every partition complete: true. The last partition's file lands (fsync, rename) as soon as
+  // its declared bytes have arrived; `path_of` then names it (for checking it against the key).
+  virtual bool complete() const = 0;
+  // Partitions whose witness has landed (0..landed()-1).
+  virtual std::uint32_t landed() const = 0;
+  virtual std::string path_of(std::uint32_t partition) const = 0;
+  // The job's transaction. Returns the job and whether it was created here (false: a concurrent
+  // Submit with the same idempotency key committed first; ours is removed).
+  virtual std::pair<JobRecord, bool> commit() = 0;
+};
+
+class JobStore {
+ public:
+  virtual ~JobStore() = default;
+
+  virtual std::optional<JobRecord> find_idempotent(std::string_view idempotency_key) = 0;
+  virtual std::unique_ptr<InputWriter> create_job(const NewJob& job) = 0;
+  virtual std::string witness_path(const std::string& job_id, std::uint32_t partition) const = 0;
+
+  // Claims up to n queued partitions (highest priority, then oldest job, then index), for
+  // `owner`; their jobs become running.
+  virtual std::vector<Claim> next_partitions(std::size_t n, std::string_view owner) = 0;
+  // false: the claim no longer holds (the job was cancelled or failed, or it was reclaimed).
+  virtual bool commit_partition_result(const Claim& c, std::string_view proof_json,
+                                       std::string_view public_json) = 0;
+  // retryable: back to queued unless the attempts are spent; else the partition and its job fail.
+  virtual bool fail_partition(const Claim& c, std::string_view error, bool retryable) = 0;
+  // Back to queued, the attempt not counted (shutdown).
+  virtual void release(const Claim& c) = 0;
+
+  // Conflict for a job that already succeeded or failed; nullopt for an unknown job.
+  virtual std::optional<JobRecord> cancel_job(const std::string& job_id, std::string_view why) = 0;
+  virtual std::optional<JobRecord> get_job(const std::string& job_id, bool with_partitions,
+                                           bool with_results) = 0;
+  virtual JobPage list_jobs(std::optional<JobState> state, std::size_t page_size,
+                            std::string_view page_token) = 0;
+
+  // At start, before any Submit: partitions left running are queued again (those whose attempts
+  // are spent fail their jobs), temporaries and spool directories no job owns are removed.
+  virtual RecoveryReport recover() = 0;
+  // Removes the inputs of jobs finished before `inputs_before` and the rows of jobs finished
+  // before `jobs_before`.
+  virtual CollectReport collect(Millis inputs_before, Millis jobs_before) = 0;
+  virtual Counts counts() = 0;
+
+  virtual void put_key(const KeyRecord& k) = 0;  // no-op when present
+  virtual std::optional<KeyRecord> get_key(const std::string& key_id) = 0;
+  virtual std::vector<KeyRecord> list_keys() = 0;
+};
+
+struct StoreConfig {
+  std::string state_dir;  // splitprove.db lives here
+  std::string spool_dir;  // "": <state_dir>/spool
+  std::uint32_t max_attempts = 3;
+};
+
+// Opens (creating and migrating) the SQLite store; does not recover.
+std::unique_ptr<JobStore> open_sqlite_store(const StoreConfig& cfg);
+
+// A new job id: a UUIDv7 (time-ordered), canonical lowercase form.
+std::string new_job_id();
+// true for a string of the form new_job_id() makes.
+bool valid_job_id(std::string_view s);
+
+}  // namespace splitprove::service

@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+# The daemon as a separate process, through its real gRPC API.
+#
+#   daemon.sh <splitprove> <source dir> <work dir> e2e     the CLI client and the node client
+#                                                           (both curves, snarkjs verify, bad requests)
+#   daemon.sh <splitprove> <source dir> <work dir> crash   20 jobs, SIGKILL at three moments and
+#                                                           during a Submit; nothing accepted is lost
+# Exit 77 (skipped) where the node packages are absent (e2e's node part only).
+set -uo pipefail
+BIN="$1" SRC="$2" W="$3" CASE="$4"
+F="$SRC/tests/fixtures"
+rm -rf "$W" && mkdir -p "$W/keys" || exit 1
+SOCK="$W/state/splitprove.sock"
+S="unix:$SOCK"
+PID=""
+fail() { echo "FAIL: $*"; [[ -n "$PID" ]] && kill -9 "$PID" 2>/dev/null; exit 1; }
+
+start() {  # start [extra serve flags]: runs the daemon, waits until it answers
+  "$BIN" serve --state-dir "$W/state" --key-dir "$W/keys" --backend cpu --pw 1 "$@" >>"$W/daemon.log" 2>&1 &
+  PID=$!
+  for _ in $(seq 1 100); do
+    if "$BIN" status --server "$S" >/dev/null 2>&1; then return 0; fi
+    kill -0 "$PID" 2>/dev/null || fail "the daemon exited at start: $(tail -3 "$W/daemon.log")"
+    sleep 0.1
+  done
+  fail "the daemon did not answer within 10 s"
+}
+stop_term() {
+  kill -TERM "$PID"
+  wait "$PID"
+  local rc=$?
+  [[ $rc -eq 0 ]] || fail "SIGTERM: the daemon exited with $rc"
+  PID=""
+}
+kill9() {
+  kill -9 "$PID"
+  wait "$PID" 2>/dev/null
+  PID=""
+}
+
+case "$CASE" in
+e2e)
+  cp "$F/chain.zkey" "$W/keys/bls.zkey" && cp "$F/bn128/chain.zkey" "$W/keys/bn.zkey" || exit 1
+  cp "$F/chain.wtns" "$W/keys/not-a-key.zkey" || exit 1
+  "$BIN" zkey export-vkey "$W/keys/bls.zkey" "$W/bls.vkey.json" >/dev/null || exit 1
+  "$BIN" zkey export-vkey "$W/keys/bn.zkey" "$W/bn.vkey.json" >/dev/null || exit 1
+  start
+  KBLS=$("$BIN" register-key --server "$S" bls.zkey) || fail "register-key bls.zkey"
+  KBN=$("$BIN" register-key --server "$S" bn.zkey --preload) || fail "register-key bn.zkey"
+  [[ "$KBLS" == "$(sha256sum "$W/keys/bls.zkey" | cut -c1-64)" ]] || fail "the key id is not the file's SHA-256"
+  [[ "$("$BIN" register-key --server "$S" bls.zkey)" == "$KBLS" ]] || fail "registering again gave another id"
+  [[ "$(stat -c %a "$SOCK")" == 600 ]] || fail "the socket is mode $(stat -c %a "$SOCK"), not 600"
+  # The CLI client: both curves, proofs written, checked by `verify` (and snarkjs below).
+  "$BIN" submit --server "$S" --key "$KBN" --await --out-dir "$W/out-bn" -q \
+    "$F/bn128/chain.wtns" "$F/bn128/chain.wtns" >/dev/null || fail "submit --await (BN254)"
+  J=$("$BIN" submit --server "$S" --key "$KBLS" "$F/chain.wtns") || fail "submit (BLS12-381)"
+  "$BIN" await --server "$S" "$J" --out-dir "$W/out-bls" -q || fail "await (BLS12-381)"
+  for i in 0 1; do "$BIN" verify "$W/bn.vkey.json" "$W/out-bn/public_$i.json" "$W/out-bn/proof_$i.json" >/dev/null || fail "BN254 proof $i"; done
+  "$BIN" verify "$W/bls.vkey.json" "$W/out-bls/public_0.json" "$W/out-bls/proof_0.json" >/dev/null || fail "BLS12-381 proof"
+  "$BIN" jobs --server "$S" | grep -q "$J  SUCCEEDED 1/1" || fail "jobs does not list $J as succeeded"
+  out=$("$BIN" submit --server "$S" --key "$KBN" "$F/chain.wtns" 2>&1) && fail "a BLS witness for a BN key was accepted"
+  [[ "$out" == *"INVALID_ARGUMENT"*"is for BLS12-381"* ]] || fail "wrong-curve message: $out"
+  out=$("$BIN" await --server "$S" nope 2>&1) && fail "await of a malformed id succeeded"
+  [[ "$out" == *"INVALID_ARGUMENT"* ]] || fail "await nope: $out"
+  echo "ok: CLI client, both curves"
+  if [[ -d "$SRC/node_modules/@grpc/grpc-js" && -d "$SRC/node_modules/snarkjs" ]]; then
+    npx --prefix "$SRC" snarkjs groth16 verify "$W/bls.vkey.json" "$W/out-bls/public_0.json" "$W/out-bls/proof_0.json" 2>&1 | grep -q "OK" \
+      || fail "snarkjs rejects the CLI's BLS12-381 proof"
+    (cd "$SRC" && node tests/daemon/client.mjs "$S" "$SRC" "$W" "$KBLS" "$KBN") || fail "the node client's checks"
+  else
+    echo "node packages absent (bash scripts/setup.sh installs them): node client skipped"
+    stop_term
+    exit 77
+  fi
+  stop_term
+  echo "PASS e2e"
+  ;;
+
+crash)
+  python3 "$SRC/bench/chain_circuit.py" bn128 13 "$W/c" || exit 1
+  "$BIN" setup --dev "$W/c.r1cs" "$W/keys/c.zkey" >/dev/null 2>&1 || exit 1
+  "$BIN" zkey export-vkey "$W/keys/c.zkey" "$W/vkey.json" >/dev/null || exit 1
+  start --max-attempts 6
+  K=$("$BIN" register-key --server "$S" c.zkey) || fail "register-key"
+  declare -a IDS NPART
+  for i in $(seq 0 19); do
+    n=$((1 + i % 3))
+    ws=(); for _ in $(seq 1 $n); do ws+=("$W/c.wtns"); done
+    IDS[$i]=$("$BIN" submit --server "$S" --key "$K" --idempotency-key "crash-$i" "${ws[@]}") || fail "submit $i"
+    NPART[$i]=$n
+  done
+  echo "20 jobs submitted ($(( $(IFS=+; echo "${NPART[*]}") )) partitions)"
+  for k in 1 2 3; do
+    sleep "0.$((RANDOM % 9 + 1))"
+    kill9
+    echo "SIGKILL $k ($(grep -c ': done' "$W/daemon.log") partitions committed so far)"
+    start --max-attempts 6
+  done
+  # SIGKILL while a Submit streams: the client gets an id (the job exists) or an error (no job).
+  big=(); for _ in $(seq 1 150); do big+=("$W/c.wtns"); done
+  ("$BIN" submit --server "$S" --key "$K" --idempotency-key crash-big "${big[@]}" >"$W/big.id" 2>"$W/big.err"; echo $? >"$W/big.rc") &
+  CL=$!
+  sleep 0.3
+  kill9
+  wait "$CL"
+  start --max-attempts 6 --input-retention-minutes 0 --gc-interval-s 1
+  if [[ "$(cat "$W/big.rc")" == 0 ]]; then
+    BIG=$(cat "$W/big.id")
+    "$BIN" jobs --server "$S" --job "$BIG" >/dev/null || fail "Submit answered $BIG but the job does not exist"
+    "$BIN" cancel --server "$S" "$BIG" >/dev/null || fail "cancel $BIG"
+    echo "the in-flight Submit completed before the kill: job $BIG exists"
+  else
+    [[ "$("$BIN" jobs --server "$S" | wc -l)" == 20 ]] || fail "a Submit cut by SIGKILL left a job: $("$BIN" jobs --server "$S")"
+    echo "the in-flight Submit was cut: $(tail -1 "$W/big.err"); no job was made"
+  fi
+  # Retries after the crashes name the same jobs.
+  for i in 0 7 19; do
+    n=${NPART[$i]}; ws=(); for _ in $(seq 1 $n); do ws+=("$W/c.wtns"); done
+    [[ "$("$BIN" submit --server "$S" --key "$K" --idempotency-key "crash-$i" "${ws[@]}" 2>/dev/null)" == "${IDS[$i]}" ]] \
+      || fail "the retry of job $i made another job"
+  done
+  # Every job finishes exactly once and every proof verifies.
+  for i in $(seq 0 19); do
+    "$BIN" await --server "$S" "${IDS[$i]}" --out-dir "$W/out/$i" -q || fail "job $i (${IDS[$i]})"
+    for p in $(seq 0 $((NPART[i] - 1))); do
+      "$BIN" verify "$W/vkey.json" "$W/out/$i/public_$p.json" "$W/out/$i/proof_$p.json" >/dev/null || fail "job $i proof $p"
+    done
+  done
+  # No partition was committed twice: one "done" line per partition over every run's log.
+  dups=$(grep -o 'job [0-9a-f-]* partition [0-9]* attempt [0-9]*: done' "$W/daemon.log" | awk '{print $2, $4}' | sort | uniq -d)
+  [[ -z "$dups" ]] || fail "partitions committed twice: $dups"
+  total=$(( $(IFS=+; echo "${NPART[*]}") ))
+  committed=$(grep -c ': done' "$W/daemon.log")
+  [[ "$committed" -le "$total" ]] || fail "$committed commits for $total partitions"
+  requeued=$(grep -o 'recovered: [0-9]* partitions queued again' "$W/daemon.log" | awk '{s += $2} END {print s + 0}')
+  # The spool empties once the inputs' retention (0 minutes here) has passed.
+  for _ in $(seq 1 50); do
+    [[ -z "$(find "$W/state/spool" -mindepth 1 -print -quit)" ]] && break
+    sleep 0.1
+  done
+  left=$(find "$W/state/spool" -mindepth 1 | head -3)
+  [[ -z "$left" ]] || fail "spool files left: $left"
+  stop_term
+  echo "PASS crash: 20 jobs ($total partitions) finished exactly once through 4 SIGKILLs; $requeued partitions were requeued by recovery; every proof verifies; spool empty"
+  ;;
+*)
+  echo "unknown case $CASE"; exit 2 ;;
+esac

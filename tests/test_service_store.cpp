@@ -1,0 +1,288 @@
+// The daemon's job store (service/store.hpp) on SQLite: durability of accepted jobs, claims and
+// their fencing, idempotency, cancellation, recovery after a crash, paging and collection.
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "service/errors.hpp"
+#include "service/store.hpp"
+
+namespace fs = std::filesystem;
+using namespace splitprove::service;
+
+namespace {
+
+struct StoreTest : ::testing::Test {
+  fs::path dir;
+  void SetUp() override {
+    dir = fs::temp_directory_path() / ("splitprove-store-" + std::to_string(::getpid()) + "-" +
+                                       ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir);
+  }
+  void TearDown() override { fs::remove_all(dir); }
+  StoreConfig cfg(std::uint32_t attempts = 3) const {
+    StoreConfig c;
+    c.state_dir = dir.string();
+    c.max_attempts = attempts;
+    return c;
+  }
+  static KeyRecord key(char c = 'a') {
+    KeyRecord k;
+    k.key_id = std::string(64, c);
+    k.zkey_path = "k.zkey";
+    k.curve = "BN254";
+    k.variables = 3;
+    k.registered_at = now_ms();
+    return k;
+  }
+  static NewJob job(std::size_t n, std::optional<std::string> idem = std::nullopt, int prio = 0) {
+    NewJob j;
+    j.key_id = std::string(64, 'a');
+    j.idempotency_key = std::move(idem);
+    j.fingerprint = "fp" + std::to_string(n);
+    j.priority = prio;
+    j.witness_bytes.assign(n, 16);
+    return j;
+  }
+  // Streams n witnesses of 16 bytes (two chunks each) and commits.
+  static JobRecord submit(JobStore& s, const NewJob& j) {
+    auto w = s.create_job(j);
+    std::vector<std::uint8_t> bytes(8, 7);
+    for (std::uint32_t p = 0; p < j.witness_bytes.size(); ++p) {
+      w->append(p, 0, bytes);
+      w->append(p, 8, bytes);
+    }
+    return w->commit().first;
+  }
+  std::size_t spool_entries() const {
+    std::size_t n = 0;
+    for ([[maybe_unused]] const auto& e : fs::recursive_directory_iterator(dir / "spool")) ++n;
+    return n;
+  }
+};
+
+TEST_F(StoreTest, AcceptedJobIsDurableWithItsWitnessesAndClaimsRunInOrder) {
+  auto s = open_sqlite_store(cfg());
+  s->put_key(key());
+  const auto a = submit(*s, job(2));
+  const auto b = submit(*s, job(1, std::nullopt, 5));  // higher priority: claimed first
+  EXPECT_TRUE(valid_job_id(a.job_id));
+  EXPECT_EQ(a.state, JobState::queued);
+  EXPECT_EQ(fs::file_size(s->witness_path(a.job_id, 1)), 16u);
+  s.reset();  // closed: everything must come back from the files
+  s = open_sqlite_store(cfg());
+  auto c = s->next_partitions(3, "me");
+  ASSERT_EQ(c.size(), 3u);
+  EXPECT_EQ(c[0].job_id, b.job_id);
+  EXPECT_EQ(c[1].job_id, a.job_id);
+  EXPECT_EQ(c[1].index, 0u);
+  EXPECT_EQ(c[2].index, 1u);
+  EXPECT_EQ(c[2].attempt, 1u);
+  EXPECT_TRUE(s->next_partitions(1, "me").empty());
+  EXPECT_TRUE(s->commit_partition_result(c[1], "{p0}", "[0]"));
+  EXPECT_EQ(s->get_job(a.job_id, false, false)->state, JobState::running);
+  EXPECT_TRUE(s->commit_partition_result(c[2], "{p1}", "[1]"));
+  const auto done = s->get_job(a.job_id, true, true);
+  EXPECT_EQ(done->state, JobState::succeeded);
+  EXPECT_EQ(done->partitions_done, 2u);
+  EXPECT_EQ(done->partitions[1].proof_json, "{p1}");
+  // A committed partition is final: a second commit of the same claim changes nothing.
+  EXPECT_FALSE(s->commit_partition_result(c[2], "{other}", "[9]"));
+  EXPECT_EQ(s->get_job(a.job_id, true, true)->partitions[1].proof_json, "{p1}");
+}
+
+TEST_F(StoreTest, UncommittedSubmitLeavesNothingAndStreamErrorsAreNamed) {
+  auto s = open_sqlite_store(cfg());
+  s->put_key(key());
+  {
+    auto w = s->create_job(job(2));
+    std::vector<std::uint8_t> bytes(16, 1);
+    w->append(0, 0, bytes);
+    EXPECT_THROW(w->append(0, 0, bytes), splitprove::Error);          // partition 0 is complete
+    EXPECT_THROW(w->append(1, 4, bytes), splitprove::Error);          // offset gap
+    std::vector<std::uint8_t> big(17, 1);
+    EXPECT_THROW(w->append(1, 0, big), splitprove::Error);            // beyond the declared size
+    EXPECT_THROW(w->commit(), splitprove::Error);                     // partition 1 missing
+  }
+  EXPECT_EQ(spool_entries(), 0u);
+  EXPECT_TRUE(s->list_jobs(std::nullopt, 10, "").jobs.empty());
+}
+
+TEST_F(StoreTest, IdempotencyKeyNamesOneJob) {
+  auto s = open_sqlite_store(cfg());
+  s->put_key(key());
+  const auto a = submit(*s, job(1, "retry-1"));
+  EXPECT_EQ(s->find_idempotent("retry-1")->job_id, a.job_id);
+  EXPECT_FALSE(s->find_idempotent("other"));
+  // Two writers racing with the same key: the second commit answers with the first job and its
+  // own files go.
+  auto w = s->create_job(job(1, "retry-1"));
+  std::vector<std::uint8_t> bytes(16, 1);
+  w->append(0, 0, bytes);
+  auto [j, created] = w->commit();
+  EXPECT_FALSE(created);
+  EXPECT_EQ(j.job_id, a.job_id);
+  w.reset();
+  EXPECT_EQ(s->list_jobs(std::nullopt, 10, "").jobs.size(), 1u);
+  EXPECT_EQ(spool_entries(), 2u);  // the first job's directory and its witness only
+}
+
+TEST_F(StoreTest, FailuresRetryUntilAttemptsAreSpentAndAFinalFailureDropsTheRest) {
+  auto s = open_sqlite_store(cfg(2));
+  s->put_key(key());
+  const auto a = submit(*s, job(3));
+  auto c = s->next_partitions(3, "me");
+  EXPECT_TRUE(s->fail_partition(c[0], "device lost", true));  // attempt 1 of 2: queued again
+  EXPECT_EQ(s->get_job(a.job_id, true, false)->partitions[0].state, PartState::queued);
+  auto again = s->next_partitions(1, "me");
+  ASSERT_EQ(again.size(), 1u);
+  EXPECT_EQ(again[0].attempt, 2u);
+  EXPECT_FALSE(s->fail_partition(c[0], "stale claim", true));  // attempt 1 no longer holds
+  EXPECT_TRUE(s->fail_partition(again[0], "device lost", true));  // attempts spent: final
+  const auto j = s->get_job(a.job_id, true, false);
+  EXPECT_EQ(j->state, JobState::failed);
+  EXPECT_EQ(j->error, "partition 0: device lost");
+  EXPECT_EQ(j->partitions[1].state, PartState::dropped);
+  EXPECT_FALSE(s->commit_partition_result(c[1], "{}", "[]"));  // dropped: discarded
+  EXPECT_TRUE(s->next_partitions(5, "me").empty());
+}
+
+TEST_F(StoreTest, CancelDropsOpenPartitionsAndRefusesFinishedJobs) {
+  auto s = open_sqlite_store(cfg());
+  s->put_key(key());
+  const auto a = submit(*s, job(2)), b = submit(*s, job(1));
+  auto c = s->next_partitions(1, "me");
+  const auto j = s->cancel_job(a.job_id, "not needed");
+  EXPECT_EQ(j->state, JobState::cancelled);
+  EXPECT_EQ(j->error, "cancelled: not needed");
+  EXPECT_FALSE(s->commit_partition_result(c[0], "{}", "[]"));
+  EXPECT_EQ(s->cancel_job(a.job_id, "")->state, JobState::cancelled);  // again: the same
+  EXPECT_FALSE(s->cancel_job(new_job_id(), ""));
+  auto cb = s->next_partitions(5, "me");
+  ASSERT_EQ(cb.size(), 1u);
+  EXPECT_EQ(cb[0].job_id, b.job_id);
+  ASSERT_TRUE(s->commit_partition_result(cb[0], "{}", "[]"));
+  EXPECT_THROW(s->cancel_job(b.job_id, ""), Conflict);
+}
+
+TEST_F(StoreTest, RecoveryAfterSigkillRequeuesRunningKeepsDoneAndSweepsTheSpool) {
+  std::string job_id;
+  {
+    auto s = open_sqlite_store(cfg(2));
+    s->put_key(key());
+    job_id = submit(*s, job(3)).job_id;
+  }
+  // A child claims all three, commits one and is killed mid-work with another Submit half written.
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    auto s = open_sqlite_store(cfg(2));
+    auto c = s->next_partitions(3, "child");
+    if (c.size() != 3 || !s->commit_partition_result(c[0], "{kept}", "[0]")) ::_exit(3);
+    auto w = s->create_job(job(1));
+    std::vector<std::uint8_t> half(8, 1);
+    w->append(0, 0, half);  // a temporary file and a directory no job owns
+    ::kill(::getpid(), SIGKILL);
+    ::_exit(4);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFSIGNALED(status)) << "child exited with " << WEXITSTATUS(status);
+  auto s = open_sqlite_store(cfg(2));
+  const auto r = s->recover();
+  EXPECT_EQ(r.requeued, 2u);
+  EXPECT_EQ(r.failed, 0u);
+  EXPECT_EQ(r.spool_removed, 1u);
+  EXPECT_EQ(spool_entries(), 4u);  // the job's directory and its three witnesses
+  const auto j = s->get_job(job_id, true, true);
+  EXPECT_EQ(j->partitions[0].state, PartState::done);
+  EXPECT_EQ(j->partitions[0].proof_json, "{kept}");
+  auto c = s->next_partitions(5, "me");
+  ASSERT_EQ(c.size(), 2u);  // the done partition is never claimed again
+  EXPECT_EQ(c[0].index, 1u);
+  EXPECT_EQ(c[0].attempt, 2u);
+  // A second crash with attempts spent fails the job instead of looping.
+  s.reset();
+  s = open_sqlite_store(cfg(2));
+  const auto r2 = s->recover();
+  EXPECT_EQ(r2.failed, 2u);
+  EXPECT_EQ(s->get_job(job_id, false, false)->state, JobState::failed);
+}
+
+TEST_F(StoreTest, ListJobsPagesNewestFirstAndChecksTokens) {
+  auto s = open_sqlite_store(cfg());
+  s->put_key(key());
+  std::vector<std::string> ids;
+  for (int i = 0; i < 7; ++i) ids.push_back(submit(*s, job(1)).job_id);
+  std::vector<std::string> seen;
+  std::string token;
+  int pages = 0;
+  do {
+    auto p = s->list_jobs(std::nullopt, 3, token);
+    for (const auto& j : p.jobs) seen.push_back(j.job_id);
+    token = p.next_page_token;
+    ++pages;
+  } while (!token.empty());
+  EXPECT_EQ(pages, 3);
+  std::reverse(seen.begin(), seen.end());
+  EXPECT_EQ(seen, ids);
+  const auto first = s->list_jobs(std::nullopt, 3, "");
+  EXPECT_THROW(s->list_jobs(JobState::queued, 3, first.next_page_token), splitprove::Error);
+  EXPECT_THROW(s->list_jobs(std::nullopt, 3, "all/x/y"), splitprove::Error);
+  EXPECT_EQ(s->list_jobs(JobState::succeeded, 10, "").jobs.size(), 0u);
+}
+
+TEST_F(StoreTest, CollectRemovesInputsThenRows) {
+  auto s = open_sqlite_store(cfg());
+  s->put_key(key());
+  const auto a = submit(*s, job(1));
+  auto c = s->next_partitions(1, "me");
+  ASSERT_TRUE(s->commit_partition_result(c[0], "{}", "[]"));
+  EXPECT_EQ(s->collect(0, 0).inputs_removed, 0u);  // finished after time 0: kept
+  const auto far = now_ms() + 1000;
+  const auto r = s->collect(far, 0);
+  EXPECT_EQ(r.inputs_removed, 1u);
+  EXPECT_EQ(r.jobs_deleted, 0u);
+  EXPECT_FALSE(fs::exists(s->witness_path(a.job_id, 0)));
+  EXPECT_EQ(s->collect(far, far).jobs_deleted, 1u);
+  EXPECT_FALSE(s->get_job(a.job_id, false, false));
+}
+
+TEST_F(StoreTest, NewerSchemaIsRefused) {
+  {
+    auto s = open_sqlite_store(cfg());
+  }
+  // What a newer binary's migration leaves.
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open((dir / "splitprove.db").c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "INSERT INTO schema_version VALUES (99, 0)", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+  try {
+    open_sqlite_store(cfg());
+    FAIL() << "a newer schema was accepted";
+  } catch (const splitprove::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("schema version 99"), std::string::npos) << e.what();
+  }
+}
+
+TEST(JobId, IsAUuidV7InOrder) {
+  const auto a = new_job_id(), b = new_job_id();
+  EXPECT_TRUE(valid_job_id(a));
+  EXPECT_EQ(a[14], '7');
+  EXPECT_LT(a, b);  // made in order, sorted in order (within one millisecond too)
+  std::string prev = b;
+  for (int i = 0; i < 5000; ++i) {
+    const auto id = new_job_id();
+    ASSERT_LT(prev, id);
+    prev = id;
+  }
+  EXPECT_FALSE(valid_job_id("not-a-job"));
+  EXPECT_FALSE(valid_job_id(std::string(36, 'a')));
+}
+
+}  // namespace
