@@ -6,6 +6,9 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <map>
+#include <mutex>
+
 #include <atomic>
 #include <chrono>
 #include <thread>
@@ -310,6 +313,27 @@ TEST(PipelineEngine, ManyJobsOfDistinctWitnessesAllVerify) {
   EXPECT_EQ(st.jobs_done, 3u);
   EXPECT_EQ(st.gpu.items, 12u);
   EXPECT_EQ(items_held(engine), 0u);
+}
+
+TEST(PipelineEngine, StageObserverSeesEveryStageOfEveryPartitionInOrder) {
+  const auto& ch = chain();
+  pipeline::EngineConfig cfg;
+  cfg.synthesis_workers = 2;
+  pipeline::Engine<E> engine(cfg);
+  std::mutex mu;
+  std::map<std::pair<std::uint64_t, std::size_t>, std::vector<std::string>> seen;
+  engine.set_stage_observer([&](std::uint64_t job, std::size_t p, std::string_view stage, bool start) {
+    std::lock_guard lk(mu);
+    seen[{job, p}].push_back((start ? "+" : "-") + std::string(stage));
+  });
+  const auto ws = ch.witnesses(3, 7);
+  const auto id = engine.submit({ch.source(ws), ch.key, 3});
+  expect_valid(engine.wait(id), *ch.key, ws);
+  const std::vector<std::string> want = {"+synthesis", "-synthesis", "+gpu", "-gpu",
+                                         "+g2",        "-g2",        "+finalize", "-finalize"};
+  std::lock_guard lk(mu);
+  ASSERT_EQ(seen.size(), 3u);
+  for (std::size_t p = 0; p < 3; ++p) EXPECT_EQ((seen[{id, p}]), want) << "partition " << p;
 }
 
 // Later partitions write into the pages of earlier ones (no fresh mapping, no page faults),

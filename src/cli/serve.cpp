@@ -9,6 +9,10 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
+#include <map>
+
+#include <toml++/toml.h>
 
 #include "cli/command.hpp"
 #include "mem/units.hpp"
@@ -29,10 +33,97 @@ struct ServeArgs {
   double grace_s = 30;
 };
 
+// Reads a TOML config (docs/splitprove.toml is the documented example) into `a`. Every key is
+// known and typed: anything else is an error naming the file, the key and the problem.
+void load_config(const std::string& path, ServeArgs& a) {
+  toml::table t;
+  try {
+    t = toml::parse_file(path);
+  } catch (const toml::parse_error& e) {
+    throw Error(fmt::format("{}:{}:{}: {}", path, e.source().begin.line, e.source().begin.column,
+                            e.description()));
+  }
+  auto where = [&](std::string_view sec, std::string_view key) { return fmt::format("{}: [{}] {}", path, sec, key); };
+  auto str = [&](const toml::node& n, std::string_view sec, std::string_view key) {
+    if (auto v = n.value<std::string>()) return *v;
+    throw Error(fmt::format("{}: a string is expected", where(sec, key)));
+  };
+  auto num = [&](const toml::node& n, std::string_view sec, std::string_view key, std::int64_t lo,
+                 std::int64_t hi) {
+    auto v = n.value<std::int64_t>();
+    if (!v) throw Error(fmt::format("{}: an integer is expected", where(sec, key)));
+    if (*v < lo || *v > hi) throw Error(fmt::format("{}: {} outside {}..{}", where(sec, key), *v, lo, hi));
+    return *v;
+  };
+  auto size = [&](const toml::node& n, std::string_view sec, std::string_view key) {
+    if (auto v = n.value<std::int64_t>()) {
+      if (*v < 0) throw Error(fmt::format("{}: a size cannot be negative", where(sec, key)));
+      return std::to_string(*v);
+    }
+    return str(n, sec, key);
+  };
+  using Setter = std::function<void(const toml::node&, std::string_view, std::string_view)>;
+  const std::map<std::string, std::map<std::string, Setter>> keys = {
+      {"store",
+       {{"state_dir", [&](auto& n, auto s, auto k) { a.d.store.state_dir = str(n, s, k); }},
+        {"spool_dir", [&](auto& n, auto s, auto k) { a.d.store.spool_dir = str(n, s, k); }},
+        {"key_dir", [&](auto& n, auto s, auto k) { a.d.key_dir = str(n, s, k); }},
+        {"max_attempts", [&](auto& n, auto s, auto k) { a.d.store.max_attempts = std::uint32_t(num(n, s, k, 1, 100)); }}}},
+      {"admission",
+       {{"max_pending_jobs", [&](auto& n, auto s, auto k) { a.d.max_pending_jobs = std::uint32_t(num(n, s, k, 1, 1'000'000)); }},
+        {"max_spool_bytes", [&](auto& n, auto s, auto k) { a.max_spool = size(n, s, k); }},
+        {"max_partitions_per_job", [&](auto& n, auto s, auto k) { a.d.max_partitions_per_job = std::uint32_t(num(n, s, k, 1, 65536)); }},
+        {"max_witness_bytes", [&](auto& n, auto s, auto k) { a.max_witness = size(n, s, k); }}}},
+      {"retention",
+       {{"input_retention_minutes", [&](auto& n, auto s, auto k) { a.d.input_retention_minutes = std::uint32_t(num(n, s, k, 0, 1'000'000)); }},
+        {"job_retention_hours", [&](auto& n, auto s, auto k) { a.d.job_retention_hours = std::uint32_t(num(n, s, k, 0, 1'000'000)); }},
+        {"gc_interval_s", [&](auto& n, auto s, auto k) { a.d.gc_interval_s = std::uint32_t(num(n, s, k, 1, 86400)); }}}},
+      {"engine",
+       {{"backend", [&](auto& n, auto s, auto k) { a.d.backend = str(n, s, k); }},
+        {"synthesis_workers", [&](auto& n, auto s, auto k) { a.d.synthesis_workers = std::uint32_t(num(n, s, k, 1, 4096)); }},
+        {"gpu_workers", [&](auto& n, auto s, auto k) { a.d.gpu_workers = std::uint32_t(num(n, s, k, 1, 64)); }},
+        {"budget", [&](auto& n, auto s, auto k) { a.budget = size(n, s, k); }},
+        {"window", [&](auto& n, auto s, auto k) { a.d.window = std::uint32_t(num(n, s, k, 0, 4096)); }}}},
+      {"server",
+       {{"listen",
+         [&](auto& n, auto s, auto k) {
+           const auto* arr = n.as_array();
+           if (!arr) throw Error(fmt::format("{}: an array of addresses is expected", where(s, k)));
+           a.listen.clear();
+           for (const auto& e : *arr) a.listen.push_back(str(e, s, k));
+         }},
+        {"grace_s",
+         [&](auto& n, auto s, auto k) {
+           auto v = n.template value<double>();
+           if (!v) throw Error(fmt::format("{}: a number is expected", where(s, k)));
+           a.grace_s = *v;
+         }}}},
+  };
+  for (const auto& [sec, node] : t) {
+    const std::string sname(sec.str());
+    const auto known = keys.find(sname);
+    if (known == keys.end())
+      throw Error(fmt::format("{}: unknown section [{}] (sections: store, admission, retention, engine, server)",
+                              path, sname));
+    const auto* tab = node.as_table();
+    if (!tab) throw Error(fmt::format("{}: '{}' must be a section ([{}])", path, sname, sname));
+    for (const auto& [key, value] : *tab) {
+      const std::string kname(key.str());
+      const auto setter = known->second.find(kname);
+      if (setter == known->second.end()) {
+        std::string names;
+        for (const auto& [k, _] : known->second) names += (names.empty() ? "" : ", ") + k;
+        throw Error(fmt::format("{}: unknown key (in [{}]: {})", where(sname, kname), sname, names));
+      }
+      setter->second(value, sname, kname);
+    }
+  }
+}
+
 void run_serve(ServeArgs a) {
-  if (!a.budget.empty()) a.d.budget = mem::parse_size(a.budget, "--budget");
-  a.d.max_spool_bytes = mem::parse_size(a.max_spool, "--max-spool");
-  a.d.max_witness_bytes = mem::parse_size(a.max_witness, "--max-witness");
+  if (!a.budget.empty()) a.d.budget = mem::parse_size(a.budget, "budget");
+  a.d.max_spool_bytes = mem::parse_size(a.max_spool, "max_spool_bytes");
+  a.d.max_witness_bytes = mem::parse_size(a.max_witness, "max_witness_bytes");
   if (a.grace_s < 0 || a.grace_s > 86400) throw Error(fmt::format("serve: --grace-s {}: 0..86400", a.grace_s));
   if (a.listen.empty())
     a.listen.push_back("unix:" + (std::filesystem::path(a.d.store.state_dir) / "splitprove.sock").string());
@@ -82,37 +173,64 @@ void run_serve(ServeArgs a) {
 
 Register reg([](CLI::App& app) {
   auto a = std::make_shared<ServeArgs>();
+  auto config = std::make_shared<std::string>();
+  // Flags given on the command line override the config file: each option knows how to copy its
+  // value from the parsed flags into the configuration read from the file.
+  using Copy = std::function<void(const ServeArgs&, ServeArgs&)>;
+  auto copies = std::make_shared<std::vector<std::pair<CLI::Option*, Copy>>>();
   auto* c = app.add_subcommand("serve", "Run the proving daemon (gRPC API proto/splitprove/v1/prover.proto)");
-  c->add_option("--state-dir", a->d.store.state_dir, "Directory of the job store (splitprove.db) and the spool")
-      ->required();
-  c->add_option("--key-dir", a->d.key_dir, "Directory that RegisterKey paths are relative to")->required();
-  c->add_option("--spool-dir", a->d.store.spool_dir, "Witness spool (default: STATE_DIR/spool)");
-  c->add_option("--listen", a->listen,
-                "unix:PATH or a loopback HOST:PORT (PORT 0: any free one); repeatable "
-                "(default: unix:STATE_DIR/splitprove.sock)");
-  c->add_option("--backend", a->d.backend, "Pipeline backend: auto | cpu | cuda")->capture_default_str();
-  c->add_option("--synthesis-workers,--pw", a->d.synthesis_workers, "Synthesis workers per curve")
-      ->capture_default_str();
-  c->add_option("--gpu-workers,--gw", a->d.gpu_workers, "GPU-stage workers per curve")->capture_default_str();
-  c->add_option("--budget", a->budget, "Host memory budget of each curve's engine (e.g. 40GiB; default: none)");
-  c->add_option("--window", a->d.window, "Partitions claimed at once (default: pw + gw + 2)");
-  c->add_option("--max-pending-jobs", a->d.max_pending_jobs, "Queued + running jobs before Submit is refused")
-      ->capture_default_str();
-  c->add_option("--max-spool", a->max_spool, "Spooled witness bytes before Submit is refused")->capture_default_str();
-  c->add_option("--max-partitions-per-job", a->d.max_partitions_per_job, "Partitions in one job")
-      ->capture_default_str();
-  c->add_option("--max-witness", a->max_witness, "Bytes of one witness")->capture_default_str();
-  c->add_option("--max-attempts", a->d.store.max_attempts,
-                "Starts of a partition (after crashes or device errors) before it fails its job")
-      ->capture_default_str();
-  c->add_option("--input-retention-minutes", a->d.input_retention_minutes,
-                "Keep a finished job's witnesses this long")->capture_default_str();
-  c->add_option("--job-retention-hours", a->d.job_retention_hours,
-                "Keep a finished job (its proofs, its idempotency key) this long")->capture_default_str();
-  c->add_option("--gc-interval-s", a->d.gc_interval_s, "Seconds between collections")->capture_default_str();
-  c->add_option("--grace-s", a->grace_s, "On SIGTERM: seconds in-flight partitions get to finish")
-      ->capture_default_str();
-  c->callback([a] { run_serve(*a); });
+  c->add_option("--config", *config, "A TOML config (example: docs/splitprove.toml); flags override it");
+  auto opt = [&](CLI::Option* o, Copy copy) { copies->emplace_back(o, std::move(copy)); return o; };
+  opt(c->add_option("--state-dir", a->d.store.state_dir, "Directory of the job store (splitprove.db) and the spool"),
+      [](auto& f, auto& t) { t.d.store.state_dir = f.d.store.state_dir; });
+  opt(c->add_option("--key-dir", a->d.key_dir, "Directory that RegisterKey paths are relative to"),
+      [](auto& f, auto& t) { t.d.key_dir = f.d.key_dir; });
+  opt(c->add_option("--spool-dir", a->d.store.spool_dir, "Witness spool (default: STATE_DIR/spool)"),
+      [](auto& f, auto& t) { t.d.store.spool_dir = f.d.store.spool_dir; });
+  opt(c->add_option("--listen", a->listen,
+                    "unix:PATH or a loopback HOST:PORT (PORT 0: any free one); repeatable "
+                    "(default: unix:STATE_DIR/splitprove.sock)"),
+      [](auto& f, auto& t) { t.listen = f.listen; });
+  opt(c->add_option("--backend", a->d.backend, "Pipeline backend: auto | cpu | cuda")->capture_default_str(),
+      [](auto& f, auto& t) { t.d.backend = f.d.backend; });
+  opt(c->add_option("--synthesis-workers,--pw", a->d.synthesis_workers, "Synthesis workers per curve")->capture_default_str(),
+      [](auto& f, auto& t) { t.d.synthesis_workers = f.d.synthesis_workers; });
+  opt(c->add_option("--gpu-workers,--gw", a->d.gpu_workers, "GPU-stage workers per curve")->capture_default_str(),
+      [](auto& f, auto& t) { t.d.gpu_workers = f.d.gpu_workers; });
+  opt(c->add_option("--budget", a->budget,
+                    "Host memory budget of each curve's engine, resident keys included (e.g. 40GiB; default: none)"),
+      [](auto& f, auto& t) { t.budget = f.budget; });
+  opt(c->add_option("--window", a->d.window, "Partitions claimed at once (default: pw + gw + 2)"),
+      [](auto& f, auto& t) { t.d.window = f.d.window; });
+  opt(c->add_option("--max-pending-jobs", a->d.max_pending_jobs, "Queued + running jobs before Submit is refused")->capture_default_str(),
+      [](auto& f, auto& t) { t.d.max_pending_jobs = f.d.max_pending_jobs; });
+  opt(c->add_option("--max-spool", a->max_spool, "Spooled witness bytes before Submit is refused")->capture_default_str(),
+      [](auto& f, auto& t) { t.max_spool = f.max_spool; });
+  opt(c->add_option("--max-partitions-per-job", a->d.max_partitions_per_job, "Partitions in one job")->capture_default_str(),
+      [](auto& f, auto& t) { t.d.max_partitions_per_job = f.d.max_partitions_per_job; });
+  opt(c->add_option("--max-witness", a->max_witness, "Bytes of one witness")->capture_default_str(),
+      [](auto& f, auto& t) { t.max_witness = f.max_witness; });
+  opt(c->add_option("--max-attempts", a->d.store.max_attempts,
+                    "Starts of a partition (after crashes or device errors) before it fails its job")->capture_default_str(),
+      [](auto& f, auto& t) { t.d.store.max_attempts = f.d.store.max_attempts; });
+  opt(c->add_option("--input-retention-minutes", a->d.input_retention_minutes,
+                    "Keep a finished job's witnesses this long")->capture_default_str(),
+      [](auto& f, auto& t) { t.d.input_retention_minutes = f.d.input_retention_minutes; });
+  opt(c->add_option("--job-retention-hours", a->d.job_retention_hours,
+                    "Keep a finished job (its proofs, its idempotency key) this long")->capture_default_str(),
+      [](auto& f, auto& t) { t.d.job_retention_hours = f.d.job_retention_hours; });
+  opt(c->add_option("--gc-interval-s", a->d.gc_interval_s, "Seconds between collections")->capture_default_str(),
+      [](auto& f, auto& t) { t.d.gc_interval_s = f.d.gc_interval_s; });
+  opt(c->add_option("--grace-s", a->grace_s, "On SIGTERM: seconds in-flight partitions get to finish")->capture_default_str(),
+      [](auto& f, auto& t) { t.grace_s = f.grace_s; });
+  c->callback([a, config, copies] {
+    if (config->empty()) return run_serve(*a);
+    ServeArgs merged;
+    load_config(*config, merged);
+    for (const auto& [o, copy] : *copies)
+      if (o->count()) copy(*a, merged);
+    run_serve(merged);
+  });
 });
 
 }  // namespace

@@ -46,6 +46,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -166,6 +167,12 @@ class Engine {
   mem::MemoryBudget& budget() { return budget_; }
   // Stage events go to `s` from now on (null: none). The sampler must outlive its use here.
   void attach_sampler(mem::MemorySampler* s);
+  // Called as each partition starts and ends each stage ("synthesis", "gpu", "g2", "finalize";
+  // start true/false), from the stage's worker thread; it must be quick and must not call back
+  // into the engine. Empty: none.
+  using StageObserver =
+      std::function<void(std::uint64_t job, std::size_t partition, std::string_view stage, bool start)>;
+  void set_stage_observer(StageObserver fn);
 
   // What one partition of this source would cost (checks the shape against the key).
   PartitionCost cost_of(const JobSpec<E>& spec) const;
@@ -221,6 +228,7 @@ class Engine {
   std::shared_ptr<G2Stage<E>> g2_;
   std::mutex sampler_mu_;
   mem::MemorySampler* sampler_ = nullptr;
+  StageObserver observer_;  // guarded by sampler_mu_
 
   mutable std::mutex mu_;  // guards jobs_, next_id_, stats_, shutting_down_ and every Job's state
   std::condition_variable work_cv_;  // a job with unclaimed partitions appeared / shutdown

@@ -233,9 +233,16 @@ void Engine<E>::attach_sampler(mem::MemorySampler* s) {
 }
 
 template <class E>
+void Engine<E>::set_stage_observer(StageObserver fn) {
+  std::lock_guard lk(sampler_mu_);
+  observer_ = std::move(fn);
+}
+
+template <class E>
 void Engine<E>::mark(const char* what, const char* stage, const Item& it) {
   std::lock_guard lk(sampler_mu_);
   if (sampler_) sampler_->mark(fmt::format("{}:{}:j{}p{}", what, stage, it.job->id, it.index));
+  if (observer_) observer_(it.job->id, it.index, stage, what[0] == 's');
 }
 
 template <class E>

@@ -76,6 +76,7 @@ struct Daemon::Loaded {
   std::shared_ptr<const pipeline::Key<ec::Bls12_381>> key_bls;
   std::shared_ptr<const zk::ProvingKey<ec::Bn254>> pk_bn;
   std::shared_ptr<const pipeline::Key<ec::Bn254>> key_bn;
+  mem::Reservation booked;  // host_bytes under tag srs in its curve's engine budget
 
   template <class E>
   auto& pk() {
@@ -88,8 +89,10 @@ struct Daemon::Loaded {
 };
 
 struct Daemon::Engines {
-  explicit Engines(const DaemonConfig& c) : cfg(c) {}
+  Engines(const DaemonConfig& c, std::function<void(int, std::uint64_t, std::string_view, bool)> obs)
+      : cfg(c), observer(std::move(obs)) {}
   DaemonConfig cfg;
+  std::function<void(int, std::uint64_t, std::string_view, bool)> observer;
   std::mutex mu;
   std::unique_ptr<pipeline::Engine<ec::Bls12_381>> bls;
   std::unique_ptr<pipeline::Engine<ec::Bn254>> bn;
@@ -113,6 +116,8 @@ struct Daemon::Engines {
       ec.check();
       backend = b.describe();
       slot = std::make_unique<pipeline::Engine<E>>(ec, b.gpu, b.g2);
+      slot->set_stage_observer([obs = observer](std::uint64_t job, std::size_t, std::string_view stage,
+                                                bool start) { obs(int(E::kId), job, stage, start); });
     }
     return *slot;
   }
@@ -156,7 +161,10 @@ Daemon::Daemon(DaemonConfig cfg) : cfg_(std::move(cfg)) {
   recovery_ = store_->recover();
   owner_ = owner_name();
   started_at_ = now_ms();
-  engines_ = std::make_unique<Engines>(cfg_);
+  engines_ = std::make_unique<Engines>(
+      cfg_, [this](int curve, std::uint64_t job, std::string_view stage, bool start) {
+        on_stage(curve, job, stage, start);
+      });
   for (std::uint32_t i = 0; i < cfg_.window; ++i) threads_.emplace_back([this] { driver(); });
   threads_.emplace_back([this] { collector(); });
   accepting_ = true;
@@ -196,6 +204,24 @@ std::shared_ptr<Daemon::Loaded> Daemon::load(const std::string& key_id) {
     l->pk<E>() = std::move(pk);
   });
   l->host_bytes = rec->file_bytes;
+  // The key is booked in its engine's budget (tag srs) for as long as it is resident, so the
+  // budget bounds keys and work together.
+  ec::with_engine(l->curve, [&](auto e) {
+    using E = decltype(e);
+    auto& budget = engines_->get<E>().budget();
+    std::optional<mem::Reservation> r;
+    try {
+      r = budget.try_reserve(l->host_bytes, mem::Tag::srs);
+    } catch (const mem::BudgetError&) {
+    }
+    if (!r) {
+      const auto b = budget.books();
+      throw Exhausted(fmt::format("key {} needs {} bytes resident; the {} budget holds {} of {} now: "
+                                  "evict a key or raise --budget",
+                                  key_id, l->host_bytes, ec::curve_name(l->curve), b.used, b.capacity));
+    }
+    l->booked = std::move(*r);
+  });
   keys_[key_id] = l;
   return l;
 }
@@ -443,11 +469,28 @@ JobPage Daemon::list_jobs(std::optional<JobState> state, std::size_t page_size,
   return store_->list_jobs(state, page_size, token);
 }
 
-std::map<std::uint32_t, Millis> Daemon::running_partitions(const std::string& job_id) {
-  std::map<std::uint32_t, Millis> out;
+void Daemon::on_stage(int curve, std::uint64_t engine_job, std::string_view stage, bool start) {
+  if (!start) return;  // a partition is in the stage it last started until it starts the next
+  {
+    std::lock_guard lk(mu_);
+    engine_stage_[{curve, engine_job}] = {std::string(stage), now_ms()};
+  }
+  changed();
+}
+
+std::map<std::uint32_t, Daemon::RunningInfo> Daemon::running_partitions(const std::string& job_id) {
+  std::map<std::uint32_t, RunningInfo> out;
   std::lock_guard lk(mu_);
   for (const auto& [k, r] : running_)
-    if (k.first == job_id) out[k.second] = r.since;
+    if (k.first == job_id) {
+      RunningInfo& i = out[k.second];
+      i.since = r.since;
+      if (r.engine_job)
+        if (auto it = engine_stage_.find({r.curve, r.engine_job}); it != engine_stage_.end()) {
+          i.stage = it->second.first;
+          i.stage_since = it->second.second;
+        }
+    }
   return out;
 }
 
@@ -465,7 +508,12 @@ DaemonStatus Daemon::status() {
     s.jobs_failed = jobs_failed_;
     s.jobs_cancelled = jobs_cancelled_;
     s.partitions_done = partitions_done_;
-    for (const auto& [k, r] : running_) s.partitions.push_back({k.first, k.second, r.claim.attempt, r.since});
+    for (const auto& [k, r] : running_) {
+      std::string stage;
+      if (auto it = engine_stage_.find({r.curve, r.engine_job}); r.engine_job && it != engine_stage_.end())
+        stage = it->second.first;
+      s.partitions.push_back({k.first, k.second, r.claim.attempt, r.since, stage});
+    }
   }
   std::sort(s.partitions.begin(), s.partitions.end(),
             [](const auto& a, const auto& b) { return a.since < b.since; });
@@ -547,6 +595,8 @@ void Daemon::run_partition(const Claim& c) {
         std::lock_guard lk(mu_);
         auto& r = running_[key];
         r.cancel = [&engine, id] { engine.cancel(id); };
+        r.curve = int(E::kId);
+        r.engine_job = id;
         cancelled_before = r.cancelled;
       }
       if (cancelled_before) engine.cancel(id);
@@ -607,7 +657,10 @@ void Daemon::run_partition(const Claim& c) {
   }
   {
     std::lock_guard lk(mu_);
-    running_.erase(key);
+    if (auto it = running_.find(key); it != running_.end()) {
+      engine_stage_.erase({it->second.curve, it->second.engine_job});
+      running_.erase(it);
+    }
   }
   work_cv_.notify_all();
   changed();

@@ -85,6 +85,7 @@ struct DaemonStatus {
     std::string job_id;
     std::uint32_t partition = 0, attempt = 0;
     Millis since = 0;
+    std::string stage;  // as in RunningInfo
   };
   std::vector<InFlight> partitions;
 };
@@ -127,8 +128,14 @@ class Daemon {
   // differs from `seen` or the deadline passes (or the daemon stops). Returns the counter.
   std::uint64_t changes() const { return changes_.load(); }
   std::uint64_t wait_change(std::uint64_t seen, std::chrono::milliseconds timeout);
-  // Which partitions of a job are in the engine now (and since when).
-  std::map<std::uint32_t, Millis> running_partitions(const std::string& job_id);
+  // The partitions of a job claimed now: since when, and the engine stage each is in ("" before
+  // its first stage starts; then "synthesis", "gpu", "g2" or "finalize").
+  struct RunningInfo {
+    Millis since = 0;
+    std::string stage;
+    Millis stage_since = 0;
+  };
+  std::map<std::uint32_t, RunningInfo> running_partitions(const std::string& job_id);
 
   DaemonStatus status();
   bool accepting() const { return accepting_.load(); }
@@ -145,7 +152,13 @@ class Daemon {
     Millis since = 0;
     std::function<void()> cancel;  // cancels its engine job (set once submitted)
     bool cancelled = false;        // by Cancel or by stop(): the result is not committed
+    int curve = -1;                // its engine (ec::CurveId) and job there, once submitted
+    std::uint64_t engine_job = 0;
   };
+  // Stage events of engine jobs by (curve, engine job): the stage entered and when. Written by
+  // the engines' observers, erased when the partition leaves the engine.
+  std::map<std::pair<int, std::uint64_t>, std::pair<std::string, Millis>> engine_stage_;
+  void on_stage(int curve, std::uint64_t engine_job, std::string_view stage, bool start);
 
   void driver();
   void collector();

@@ -88,12 +88,20 @@ v1::JobState to_proto(JobState s) {
   return v1::JOB_STATE_UNSPECIFIED;
 }
 
-// The stage a partition is reported in. This version knows a partition's pipeline stage only as
-// "in the engine" (reported as STAGE_SYNTHESIS, where every partition starts) until it is done.
-v1::Stage stage_of(PartState s, bool in_engine) {
+// The stage a partition is reported in: its store state, and for a claimed partition the engine
+// stage it last started (claimed but not yet in a stage: queued, e.g. waiting for the budget).
+v1::Stage engine_stage(std::string_view stage) {
+  if (stage == "synthesis") return v1::STAGE_SYNTHESIS;
+  if (stage == "gpu") return v1::STAGE_GPU;
+  if (stage == "g2") return v1::STAGE_G2;
+  if (stage == "finalize") return v1::STAGE_FINISH;
+  return v1::STAGE_QUEUED;
+}
+
+v1::Stage stage_of(PartState s, const std::string* stage) {
   switch (s) {
     case PartState::queued: return v1::STAGE_QUEUED;
-    case PartState::running: return in_engine ? v1::STAGE_SYNTHESIS : v1::STAGE_QUEUED;
+    case PartState::running: return stage ? engine_stage(*stage) : v1::STAGE_QUEUED;
     case PartState::done: return v1::STAGE_DONE;
     case PartState::failed: return v1::STAGE_FAILED;
     case PartState::dropped: return v1::STAGE_QUEUED;
@@ -126,7 +134,8 @@ void fill_job(v1::Job* out, const JobRecord& j, Daemon& d, bool partitions, bool
   for (const auto& p : j.partitions) {
     auto* ps = out->add_partitions();
     ps->set_index(p.index);
-    ps->set_stage(stage_of(p.state, running.count(p.index) > 0));
+    const auto it = running.find(p.index);
+    ps->set_stage(stage_of(p.state, it == running.end() ? nullptr : &it->second.stage));
     ps->set_attempts(p.attempts);
     if (p.started_at) set_time(ps->mutable_started_at(), *p.started_at);
     if (p.finished_at) set_time(ps->mutable_finished_at(), *p.finished_at);
@@ -252,6 +261,7 @@ class ProverImpl final : public v1::Prover::Service {
   template <class Writer>
   Status follow(ServerContext* ctx, const std::string& job_id, Writer* w) {
     std::map<std::uint32_t, std::pair<v1::Stage, std::uint32_t>> sent;
+    std::map<std::uint32_t, Millis> entered;  // when each partition entered the stage last sent
     bool first = true;
     std::uint64_t seen = d_.changes();
     for (;;) {
@@ -259,15 +269,19 @@ class ProverImpl final : public v1::Prover::Service {
       if (!j) throw NotFound(fmt::format("no job {}", job_id));
       const auto running = d_.running_partitions(job_id);
       for (const auto& p : j->partitions) {
-        const auto stage = stage_of(p.state, running.count(p.index) > 0);
+        const auto r = running.find(p.index);
+        const auto stage = stage_of(p.state, r == running.end() ? nullptr : &r->second.stage);
         auto it = sent.find(p.index);
         if (it != sent.end() && it->second == std::make_pair(stage, p.attempts)) continue;
+        const Millis t = r != running.end() && r->second.stage_since ? r->second.stage_since : now_ms();
         v1::JobEvent ev;
         auto* pe = ev.mutable_progress();
         pe->set_job_id(job_id);
         pe->set_partition(p.index);
         pe->set_stage(stage);
-        set_time(pe->mutable_time(), now_ms());
+        set_time(pe->mutable_time(), t);
+        if (!first && entered.count(p.index)) pe->set_previous_stage_seconds(double(t - entered[p.index]) / 1000.0);
+        entered[p.index] = t;
         pe->set_attempt(p.attempts);
         pe->set_gpu(-1);
         pe->set_error(p.error);
@@ -284,7 +298,7 @@ class ProverImpl final : public v1::Prover::Service {
           auto* r = ev.mutable_partition_result();
           r->set_job_id(job_id);
           r->set_partition(p.index);
-          r->set_stage(stage_of(p.state, false));
+          r->set_stage(stage_of(p.state, nullptr));
           r->set_proof_json(p.proof_json);
           r->set_public_json(p.public_json);
           r->set_error(p.error);
@@ -396,7 +410,8 @@ class ProverImpl final : public v1::Prover::Service {
         auto* f = resp->add_in_flight();
         f->set_job_id(p.job_id);
         f->set_partition(p.partition);
-        f->set_stage(v1::STAGE_SYNTHESIS);
+        f->set_stage(engine_stage(p.stage));
+        f->set_waiting(p.stage.empty());
         set_time(f->mutable_since(), p.since);
         f->set_gpu(-1);
       }

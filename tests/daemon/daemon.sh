@@ -16,7 +16,9 @@ PID=""
 fail() { echo "FAIL: $*"; [[ -n "$PID" ]] && kill -9 "$PID" 2>/dev/null; exit 1; }
 
 start() {  # start [extra serve flags]: runs the daemon, waits until it answers
-  "$BIN" serve --state-dir "$W/state" --key-dir "$W/keys" --backend cpu --pw 1 "$@" >>"$W/daemon.log" 2>&1 &
+  # The documented example config, with the flags overriding its paths and engine.
+  "$BIN" serve --config "$SRC/docs/splitprove.toml" --state-dir "$W/state" --key-dir "$W/keys" \
+    --listen "$S" --backend cpu --pw 1 "$@" >>"$W/daemon.log" 2>&1 &
   PID=$!
   for _ in $(seq 1 100); do
     if "$BIN" status --server "$S" >/dev/null 2>&1; then return 0; fi
@@ -44,6 +46,13 @@ e2e)
   cp "$F/chain.wtns" "$W/keys/not-a-key.zkey" || exit 1
   "$BIN" zkey export-vkey "$W/keys/bls.zkey" "$W/bls.vkey.json" >/dev/null || exit 1
   "$BIN" zkey export-vkey "$W/keys/bn.zkey" "$W/bn.vkey.json" >/dev/null || exit 1
+  # A config with a mistake is refused with the file, the key and the problem.
+  printf '[engine]\nsynthesis_workers = "two"\n' >"$W/bad.toml"
+  out=$("$BIN" serve --config "$W/bad.toml" --state-dir "$W/x" --key-dir "$W/keys" 2>&1); rc=$?
+  [[ $rc == 1 && "$out" == *"bad.toml: [engine] synthesis_workers: an integer is expected"* ]] || fail "bad config: rc $rc: $out"
+  printf '[store]\nstate_dirr = "/tmp"\n' >"$W/bad.toml"
+  out=$("$BIN" serve --config "$W/bad.toml" 2>&1); rc=$?
+  [[ $rc == 1 && "$out" == *"[store] state_dirr: unknown key"* ]] || fail "unknown config key: rc $rc: $out"
   start
   KBLS=$("$BIN" register-key --server "$S" bls.zkey) || fail "register-key bls.zkey"
   KBN=$("$BIN" register-key --server "$S" bn.zkey --preload) || fail "register-key bn.zkey"
