@@ -18,6 +18,7 @@
 #include "mem/units.hpp"
 #include "service/daemon.hpp"
 #include "service/grpc_service.hpp"
+#include "service/http.hpp"
 #include "splitprove/error.hpp"
 #ifdef SPLITPROVE_HAVE_CUDA
 #include "cuda/stage.hpp"
@@ -29,6 +30,7 @@ namespace {
 struct ServeArgs {
   service::DaemonConfig d;
   std::vector<std::string> listen;
+  std::string http;  // loopback HOST:PORT for /metrics and /status; "" = none
   std::string budget, max_spool = "256GiB", max_witness = "64GiB";
   double grace_s = 30;
 };
@@ -92,6 +94,7 @@ void load_config(const std::string& path, ServeArgs& a) {
            a.listen.clear();
            for (const auto& e : *arr) a.listen.push_back(str(e, s, k));
          }},
+        {"http", [&](auto& n, auto s, auto k) { a.http = str(n, s, k); }},
         {"grace_s",
          [&](auto& n, auto s, auto k) {
            auto v = n.template value<double>();
@@ -143,6 +146,8 @@ void run_serve(ServeArgs a) {
   service::ServerConfig sc;
   sc.listen = a.listen;
   service::Server server(daemon, sc);
+  std::unique_ptr<service::HttpServer> http;
+  if (!a.http.empty()) http = std::make_unique<service::HttpServer>(daemon, a.http);
   std::string where;
   std::size_t tcp = 0;
   for (const auto& l : a.listen) {
@@ -153,6 +158,7 @@ void run_serve(ServeArgs a) {
       where += l.substr(0, l.rfind(':') + 1) + std::to_string(server.ports()[tcp++]);
     }
   }
+  if (http) where += fmt::format("; HTTP on {}:{}", a.http.substr(0, a.http.rfind(':')), http->port());
   std::fprintf(stderr,
                "serve: listening on %s; state %s, keys %s; %u synthesis and %u GPU workers, %u "
                "partitions at once; recovered: %u partitions queued again, %u failed, %u spool "
@@ -166,6 +172,7 @@ void run_serve(ServeArgs a) {
   std::fprintf(stderr, "serve: %s: stopping (in-flight partitions get %.0f s)\n",
                sig == SIGTERM ? "SIGTERM" : "SIGINT", a.grace_s);
   const auto grace = std::chrono::milliseconds(std::int64_t(a.grace_s * 1000));
+  if (http) http->stop();
   server.shutdown(std::chrono::milliseconds(2000));
   daemon.stop(grace);
   std::fprintf(stderr, "serve: stopped\n");
@@ -221,6 +228,8 @@ Register reg([](CLI::App& app) {
       [](auto& f, auto& t) { t.d.job_retention_hours = f.d.job_retention_hours; });
   opt(c->add_option("--gc-interval-s", a->d.gc_interval_s, "Seconds between collections")->capture_default_str(),
       [](auto& f, auto& t) { t.d.gc_interval_s = f.d.gc_interval_s; });
+  opt(c->add_option("--http", a->http, "Serve GET /metrics, /status and /healthz on this loopback HOST:PORT"),
+      [](auto& f, auto& t) { t.http = f.http; });
   opt(c->add_option("--grace-s", a->grace_s, "On SIGTERM: seconds in-flight partitions get to finish")->capture_default_str(),
       [](auto& f, auto& t) { t.grace_s = f.grace_s; });
   c->callback([a, config, copies] {

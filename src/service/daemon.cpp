@@ -1,6 +1,8 @@
 #include "service/daemon.hpp"
 
 #include <openssl/evp.h>
+#include <prometheus/histogram.h>
+#include <prometheus/registry.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -131,7 +133,7 @@ struct Daemon::Engines {
     auto add = [&](auto& e) {
       if (!e) return;
       const auto b = e->budget().books();
-      s.budget_total += b.capacity;
+      if (cfg.budget) s.budget_total += b.capacity;  // 0: no cap
       s.budget_used += b.used;
       s.budget_peak += b.peak;
       for (std::size_t t = 0; t < b.tags.size(); ++t)
@@ -141,6 +143,33 @@ struct Daemon::Engines {
     add(bn);
     s.backend = backend.empty() ? cfg.backend : backend;
   }
+};
+
+struct Daemon::Histograms {
+  explicit Histograms(prometheus::Registry& reg)
+      : stage(prometheus::BuildHistogram()
+                  .Name("splitprove_stage_seconds")
+                  .Help("Time a partition spent in each engine stage")
+                  .Register(reg)),
+        partition(prometheus::BuildHistogram()
+                      .Name("splitprove_partition_seconds")
+                      .Help("Claim to commit of a partition")
+                      .Register(reg)) {}
+  static prometheus::Histogram::BucketBoundaries buckets() {
+    return {0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 25, 60, 150, 600};
+  }
+  prometheus::Histogram& of(std::string_view s) {
+    std::lock_guard lk(mu);
+    auto it = by_stage.find(std::string(s));
+    if (it == by_stage.end())
+      it = by_stage.emplace(std::string(s), &stage.Add({{"stage", std::string(s)}}, buckets())).first;
+    return *it->second;
+  }
+  prometheus::Family<prometheus::Histogram>& stage;
+  prometheus::Family<prometheus::Histogram>& partition;
+  prometheus::Histogram* done = nullptr;
+  std::mutex mu;
+  std::map<std::string, prometheus::Histogram*> by_stage;
 };
 
 namespace {
@@ -161,6 +190,9 @@ Daemon::Daemon(DaemonConfig cfg) : cfg_(std::move(cfg)) {
   recovery_ = store_->recover();
   owner_ = owner_name();
   started_at_ = now_ms();
+  metrics_ = std::make_shared<prometheus::Registry>();
+  hist_ = std::make_unique<Histograms>(*metrics_);
+  hist_->done = &hist_->partition.Add({}, Histograms::buckets());
   engines_ = std::make_unique<Engines>(
       cfg_, [this](int curve, std::uint64_t job, std::string_view stage, bool start) {
         on_stage(curve, job, stage, start);
@@ -470,10 +502,22 @@ JobPage Daemon::list_jobs(std::optional<JobState> state, std::size_t page_size,
 }
 
 void Daemon::on_stage(int curve, std::uint64_t engine_job, std::string_view stage, bool start) {
-  if (!start) return;  // a partition is in the stage it last started until it starts the next
+  const Millis t = now_ms();
+  if (!start) {
+    // A partition is reported in the stage it last started until it starts the next; the stage's
+    // time goes to its histogram.
+    Millis since = -1;
+    {
+      std::lock_guard lk(mu_);
+      if (auto it = engine_stage_.find({curve, engine_job}); it != engine_stage_.end() && it->second.first == stage)
+        since = it->second.second;
+    }
+    if (since >= 0) hist_->of(stage).Observe(double(t - since) / 1000.0);
+    return;
+  }
   {
     std::lock_guard lk(mu_);
-    engine_stage_[{curve, engine_job}] = {std::string(stage), now_ms()};
+    engine_stage_[{curve, engine_job}] = {std::string(stage), t};
   }
   changed();
 }
@@ -560,6 +604,7 @@ void Daemon::run_partition(const Claim& c) {
     std::fprintf(stderr, "serve: job %s partition %u attempt %u: %s%s%s\n", c.job_id.c_str(),
                  c.index, c.attempt, what, detail.empty() ? "" : ": ", detail.c_str());
   };
+  const Millis started = now_ms();
   bool final_failure = false;
   std::string error;
   bool ok = false;
@@ -628,6 +673,7 @@ void Daemon::run_partition(const Claim& c) {
     if (ok) {
       if (store_->commit_partition_result(c, proof_json, public_json)) {
         finish("done", "");
+        hist_->done->Observe(double(now_ms() - started) / 1000.0);
         const auto j = store_->get_job(c.job_id, false, false);
         std::lock_guard lk(mu_);
         ++partitions_done_;

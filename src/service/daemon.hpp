@@ -24,6 +24,10 @@
 
 #include "service/store.hpp"
 
+namespace prometheus {
+class Registry;
+}
+
 namespace splitprove::service {
 
 struct DaemonConfig {
@@ -138,6 +142,8 @@ class Daemon {
   std::map<std::uint32_t, RunningInfo> running_partitions(const std::string& job_id);
 
   DaemonStatus status();
+  // The daemon's own metrics (stage and job latency histograms), for /metrics.
+  std::shared_ptr<prometheus::Registry> metrics() const { return metrics_; }
   bool accepting() const { return accepting_.load(); }
 
   // Stops claiming; partitions in flight get `grace` to finish, then are cancelled and released
@@ -192,6 +198,9 @@ class Daemon {
   std::atomic<std::uint64_t> changes_{0};
 
   std::vector<std::thread> threads_;
+  std::shared_ptr<prometheus::Registry> metrics_;
+  struct Histograms;
+  std::unique_ptr<Histograms> hist_;
   friend class SubmissionImpl;
 };
 

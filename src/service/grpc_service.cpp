@@ -1,5 +1,6 @@
 #include "service/grpc_service.hpp"
 
+#include <google/protobuf/util/json_util.h>
 #include <grpcpp/ext/proto_server_reflection_plugin.h>
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/health_check_service_interface.h>
@@ -161,6 +162,44 @@ void fill_key(v1::Key* out, const KeyInfo& k) {
   out->set_host_bytes(k.host_bytes);
   if (k.last_used_at) set_time(out->mutable_last_used_at(), *k.last_used_at);
   out->set_active_jobs(k.active_jobs);
+}
+
+void fill_status(Daemon& d_, v1::GetStatusResponse* resp) {
+  const auto s = d_.status();
+  resp->set_version("splitprove 0.1.0");
+  set_time(resp->mutable_started_at(), s.started_at);
+  set_time(resp->mutable_time(), now_ms());
+  resp->set_accepting(s.accepting);
+  auto* b = resp->mutable_host_budget();
+  b->set_total_bytes(s.budget_total);
+  b->set_used_bytes(s.budget_used);
+  b->set_free_bytes(s.budget_total > s.budget_used ? s.budget_total - s.budget_used : 0);
+  b->set_peak_used_bytes(s.budget_peak);
+  for (const auto& [tag, bytes] : s.budget_by_tag) (*b->mutable_by_stage())[tag] = bytes;
+  auto* q = resp->mutable_queues();
+  q->set_queued_jobs(s.counts.queued_jobs);
+  q->set_running_jobs(s.counts.running_jobs);
+  q->set_pending_jobs(s.counts.queued_jobs + s.counts.running_jobs);
+  q->set_max_pending_jobs(d_.config().max_pending_jobs);
+  q->set_queued_partitions(s.counts.queued_partitions);
+  q->set_spool_bytes(s.counts.spool_bytes);
+  q->set_max_spool_bytes(d_.config().max_spool_bytes);
+  for (const auto& p : s.partitions) {
+    auto* f = resp->add_in_flight();
+    f->set_job_id(p.job_id);
+    f->set_partition(p.partition);
+    f->set_stage(engine_stage(p.stage));
+    f->set_waiting(p.stage.empty());
+    set_time(f->mutable_since(), p.since);
+    f->set_gpu(-1);
+  }
+  for (const auto& k : s.resident_keys) fill_key(resp->add_resident_keys(), k);
+  resp->mutable_memory()->set_verdict(v1::MEMORY_VERDICT_CLASS_UNKNOWN);
+  resp->mutable_memory()->set_text("no memory timeline is sampled by this version");
+  resp->set_jobs_succeeded(s.jobs_succeeded);
+  resp->set_jobs_failed(s.jobs_failed);
+  resp->set_jobs_cancelled(s.jobs_cancelled);
+  resp->set_partitions_done(s.partitions_done);
 }
 
 class ProverImpl final : public v1::Prover::Service {
@@ -387,41 +426,7 @@ class ProverImpl final : public v1::Prover::Service {
 
   Status GetStatus(ServerContext*, const v1::GetStatusRequest*, v1::GetStatusResponse* resp) override {
     return guard([&] {
-      const auto s = d_.status();
-      resp->set_version("splitprove 0.1.0");
-      set_time(resp->mutable_started_at(), s.started_at);
-      set_time(resp->mutable_time(), now_ms());
-      resp->set_accepting(s.accepting);
-      auto* b = resp->mutable_host_budget();
-      b->set_total_bytes(s.budget_total);
-      b->set_used_bytes(s.budget_used);
-      b->set_free_bytes(s.budget_total > s.budget_used ? s.budget_total - s.budget_used : 0);
-      b->set_peak_used_bytes(s.budget_peak);
-      for (const auto& [tag, bytes] : s.budget_by_tag) (*b->mutable_by_stage())[tag] = bytes;
-      auto* q = resp->mutable_queues();
-      q->set_queued_jobs(s.counts.queued_jobs);
-      q->set_running_jobs(s.counts.running_jobs);
-      q->set_pending_jobs(s.counts.queued_jobs + s.counts.running_jobs);
-      q->set_max_pending_jobs(d_.config().max_pending_jobs);
-      q->set_queued_partitions(s.counts.queued_partitions);
-      q->set_spool_bytes(s.counts.spool_bytes);
-      q->set_max_spool_bytes(d_.config().max_spool_bytes);
-      for (const auto& p : s.partitions) {
-        auto* f = resp->add_in_flight();
-        f->set_job_id(p.job_id);
-        f->set_partition(p.partition);
-        f->set_stage(engine_stage(p.stage));
-        f->set_waiting(p.stage.empty());
-        set_time(f->mutable_since(), p.since);
-        f->set_gpu(-1);
-      }
-      for (const auto& k : s.resident_keys) fill_key(resp->add_resident_keys(), k);
-      resp->mutable_memory()->set_verdict(v1::MEMORY_VERDICT_CLASS_UNKNOWN);
-      resp->mutable_memory()->set_text("no memory timeline is sampled by this version");
-      resp->set_jobs_succeeded(s.jobs_succeeded);
-      resp->set_jobs_failed(s.jobs_failed);
-      resp->set_jobs_cancelled(s.jobs_cancelled);
-      resp->set_partitions_done(s.partitions_done);
+      fill_status(d_, resp);
       return Status::OK;
     });
   }
@@ -432,6 +437,17 @@ class ProverImpl final : public v1::Prover::Service {
 };
 
 }  // namespace
+
+std::string status_json(Daemon& daemon) {
+  v1::GetStatusResponse resp;
+  fill_status(daemon, &resp);
+  std::string out;
+  google::protobuf::util::JsonPrintOptions o;
+  o.add_whitespace = true;
+  o.preserve_proto_field_names = true;
+  (void)google::protobuf::util::MessageToJsonString(resp, &out, o);
+  return out;
+}
 
 struct Server::Impl {
   std::unique_ptr<ProverImpl> service;

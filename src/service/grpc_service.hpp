@@ -37,6 +37,9 @@ class Server {
   std::unique_ptr<Impl> impl_;
 };
 
+// GetStatus' reply as JSON (for GET /status).
+std::string status_json(Daemon& daemon);
+
 // Checks a listen address against the rules above (Error naming it).
 void check_listen_address(const std::string& addr);
 

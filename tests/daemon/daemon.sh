@@ -53,7 +53,9 @@ e2e)
   printf '[store]\nstate_dirr = "/tmp"\n' >"$W/bad.toml"
   out=$("$BIN" serve --config "$W/bad.toml" 2>&1); rc=$?
   [[ $rc == 1 && "$out" == *"[store] state_dirr: unknown key"* ]] || fail "unknown config key: rc $rc: $out"
-  start
+  start --http 127.0.0.1:0
+  HTTP=$(grep -o 'HTTP on 127.0.0.1:[0-9]*' "$W/daemon.log" | tail -1 | cut -d: -f2)
+  get() { python3 -c 'import sys, urllib.request; sys.stdout.write(urllib.request.urlopen(sys.argv[1]).read().decode())' "http://127.0.0.1:$HTTP$1"; }
   KBLS=$("$BIN" register-key --server "$S" bls.zkey) || fail "register-key bls.zkey"
   KBN=$("$BIN" register-key --server "$S" bn.zkey --preload) || fail "register-key bn.zkey"
   [[ "$KBLS" == "$(sha256sum "$W/keys/bls.zkey" | cut -c1-64)" ]] || fail "the key id is not the file's SHA-256"
@@ -72,6 +74,15 @@ e2e)
   out=$("$BIN" await --server "$S" nope 2>&1) && fail "await of a malformed id succeeded"
   [[ "$out" == *"INVALID_ARGUMENT"* ]] || fail "await nope: $out"
   echo "ok: CLI client, both curves"
+  m=$(get /metrics) || fail "GET /metrics"
+  for want in 'splitprove_jobs_finished_total{state="succeeded"} 2' 'splitprove_stage_seconds_count{stage="gpu"} 3' \
+              'splitprove_partitions_done_total 3' 'splitprove_budget_tag_bytes{tag="srs"}' 'splitprove_rss_bytes'; do
+    grep -qF "$want" <<<"$m" || fail "/metrics lacks '$want'"
+  done
+  get /status | python3 -c 'import json, sys; s = json.load(sys.stdin); assert s["accepting"] and s["jobs_succeeded"] == "2", s' \
+    || fail "GET /status"
+  [[ "$(get /healthz)" == serving ]] || fail "GET /healthz"
+  echo "ok: /metrics, /status, /healthz"
   if [[ -d "$SRC/node_modules/@grpc/grpc-js" && -d "$SRC/node_modules/snarkjs" ]]; then
     npx --prefix "$SRC" snarkjs groth16 verify "$W/bls.vkey.json" "$W/out-bls/public_0.json" "$W/out-bls/proof_0.json" 2>&1 | grep -q "OK" \
       || fail "snarkjs rejects the CLI's BLS12-381 proof"

@@ -1,0 +1,116 @@
+#include "service/http.hpp"
+
+#include <httplib.h>
+#include <prometheus/counter.h>
+#include <prometheus/gauge.h>
+#include <prometheus/registry.h>
+#include <prometheus/text_serializer.h>
+
+#include <fmt/format.h>
+
+#include <thread>
+
+#include "mem/process_memory.hpp"
+#include "service/daemon.hpp"
+#include "service/grpc_service.hpp"
+#include "splitprove/error.hpp"
+
+namespace splitprove::service {
+
+struct HttpServer::Impl {
+  Daemon& d;
+  httplib::Server server;
+  std::thread thread;
+  int port = 0;
+  explicit Impl(Daemon& dm) : d(dm) {}
+};
+
+namespace {
+
+// The scrape-time metrics: gauges set from the daemon's status, counters from its totals. The
+// stage histograms live in the daemon's registry (observed as partitions leave stages).
+std::string metrics_text(Daemon& d) {
+  const auto s = d.status();
+  prometheus::Registry reg;
+  auto& jobs = prometheus::BuildGauge().Name("splitprove_jobs").Help("Jobs in the store by state").Register(reg);
+  jobs.Add({{"state", "queued"}}).Set(s.counts.queued_jobs);
+  jobs.Add({{"state", "running"}}).Set(s.counts.running_jobs);
+  auto& parts = prometheus::BuildGauge().Name("splitprove_partitions").Help("Partitions of pending jobs by state").Register(reg);
+  parts.Add({{"state", "queued"}}).Set(s.counts.queued_partitions);
+  parts.Add({{"state", "running"}}).Set(s.counts.running_partitions);
+  auto& stage = prometheus::BuildGauge().Name("splitprove_partitions_in_stage").Help("Claimed partitions by engine stage").Register(reg);
+  std::map<std::string, int> by_stage = {{"waiting", 0}, {"synthesis", 0}, {"gpu", 0}, {"g2", 0}, {"finalize", 0}};
+  for (const auto& p : s.partitions) ++by_stage[p.stage.empty() ? "waiting" : p.stage];
+  for (const auto& [k, v] : by_stage) stage.Add({{"stage", k}}).Set(v);
+  auto& done = prometheus::BuildCounter().Name("splitprove_jobs_finished_total").Help("Jobs finished since start by outcome").Register(reg);
+  done.Add({{"state", "succeeded"}}).Increment(double(s.jobs_succeeded));
+  done.Add({{"state", "failed"}}).Increment(double(s.jobs_failed));
+  done.Add({{"state", "cancelled"}}).Increment(double(s.jobs_cancelled));
+  prometheus::BuildCounter().Name("splitprove_partitions_done_total").Help("Partitions proved and committed since start")
+      .Register(reg).Add({}).Increment(double(s.partitions_done));
+  auto& q = prometheus::BuildGauge().Name("splitprove_queue").Help("Admission queues: value and bound").Register(reg);
+  q.Add({{"queue", "pending_jobs"}, {"what", "depth"}}).Set(s.counts.queued_jobs + s.counts.running_jobs);
+  q.Add({{"queue", "pending_jobs"}, {"what", "bound"}}).Set(d.config().max_pending_jobs);
+  q.Add({{"queue", "claimed_partitions"}, {"what", "depth"}}).Set(s.in_flight);
+  q.Add({{"queue", "claimed_partitions"}, {"what", "bound"}}).Set(s.window);
+  q.Add({{"queue", "spool_bytes"}, {"what", "depth"}}).Set(double(s.counts.spool_bytes));
+  q.Add({{"queue", "spool_bytes"}, {"what", "bound"}}).Set(double(d.config().max_spool_bytes));
+  auto& b = prometheus::BuildGauge().Name("splitprove_budget_bytes").Help("Host memory budget books").Register(reg);
+  b.Add({{"what", "capacity"}}).Set(double(s.budget_total));
+  b.Add({{"what", "used"}}).Set(double(s.budget_used));
+  b.Add({{"what", "peak"}}).Set(double(s.budget_peak));
+  auto& tag = prometheus::BuildGauge().Name("splitprove_budget_tag_bytes").Help("Budget used by tag").Register(reg);
+  for (const auto& [k, v] : s.budget_by_tag) tag.Add({{"tag", k}}).Set(double(v));
+  prometheus::BuildGauge().Name("splitprove_rss_bytes").Help("Process resident set size").Register(reg)
+      .Add({}).Set(double(mem::read_rss()));
+  auto families = reg.Collect();
+  for (auto& f : d.metrics()->Collect()) families.push_back(std::move(f));
+  return prometheus::TextSerializer().Serialize(families);
+}
+
+}  // namespace
+
+HttpServer::HttpServer(Daemon& daemon, const std::string& listen) : impl_(std::make_unique<Impl>(daemon)) {
+  check_listen_address(listen);
+  if (listen.starts_with("unix:")) throw Error(fmt::format("http listen address '{}': give a loopback HOST:PORT", listen));
+  auto& srv = impl_->server;
+  srv.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
+    try {
+      res.set_content(metrics_text(impl_->d), "text/plain; version=0.0.4");
+    } catch (const std::exception& e) {
+      res.status = 500;
+      res.set_content(e.what(), "text/plain");
+    }
+  });
+  srv.Get("/status", [this](const httplib::Request&, httplib::Response& res) {
+    try {
+      res.set_content(status_json(impl_->d), "application/json");
+    } catch (const std::exception& e) {
+      res.status = 500;
+      res.set_content(e.what(), "text/plain");
+    }
+  });
+  srv.Get("/healthz", [this](const httplib::Request&, httplib::Response& res) {
+    const bool ok = impl_->d.accepting();
+    res.status = ok ? 200 : 503;
+    res.set_content(ok ? "serving\n" : "not accepting jobs\n", "text/plain");
+  });
+  const auto colon = listen.rfind(':');
+  std::string host = listen.substr(0, colon);
+  if (host == "[::1]") host = "::1";
+  const int want = std::stoi(listen.substr(colon + 1));
+  impl_->port = want == 0 ? srv.bind_to_any_port(host) : (srv.bind_to_port(host, want) ? want : -1);
+  if (impl_->port <= 0) throw Error(fmt::format("http listen address '{}' cannot be bound", listen));
+  impl_->thread = std::thread([this] { impl_->server.listen_after_bind(); });
+}
+
+HttpServer::~HttpServer() { stop(); }
+
+int HttpServer::port() const { return impl_->port; }
+
+void HttpServer::stop() {
+  impl_->server.stop();
+  if (impl_->thread.joinable()) impl_->thread.join();
+}
+
+}  // namespace splitprove::service
