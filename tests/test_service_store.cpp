@@ -46,6 +46,7 @@ struct StoreTest : ::testing::Test {
     j.idempotency_key = std::move(idem);
     j.fingerprint = "fp" + std::to_string(n);
     j.priority = prio;
+    j.partitions = std::uint32_t(n);
     j.witness_bytes.assign(n, 16);
     return j;
   }
@@ -268,6 +269,41 @@ TEST_F(StoreTest, NewerSchemaIsRefused) {
   } catch (const splitprove::Error& e) {
     EXPECT_NE(std::string(e.what()).find("schema version 99"), std::string::npos) << e.what();
   }
+}
+
+TEST_F(StoreTest, NativeJobsHaveASeedAndNoWitnessesAndNativeKeysAreFoundBySpec) {
+  auto s = open_sqlite_store(cfg());
+  KeyRecord k = key('b');
+  k.native_log2 = 12;
+  s->put_key(k);
+  EXPECT_EQ(s->get_native_key("BN254", 12)->key_id, k.key_id);
+  EXPECT_FALSE(s->get_native_key("BN254", 13));
+  NewJob j;
+  j.key_id = k.key_id;
+  j.fingerprint = "native";
+  j.partitions = 2;
+  j.native_seed = 99;
+  auto w = s->create_job(j);
+  EXPECT_TRUE(w->complete());
+  const auto rec = w->commit().first;
+  EXPECT_EQ(rec.native_seed, std::optional<std::uint64_t>(99));
+  EXPECT_EQ(rec.partition_count, 2u);
+  EXPECT_EQ(spool_entries(), 0u);  // nothing spooled
+  auto c = s->next_partitions(2, "me");
+  ASSERT_EQ(c.size(), 2u);
+  EXPECT_EQ(c[1].native_seed, std::optional<std::uint64_t>(99));
+  // Both schema steps were applied to the new store, in order.
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open((dir / "splitprove.db").c_str(), &db), SQLITE_OK);
+  std::string versions;
+  sqlite3_exec(db, "SELECT version FROM schema_version ORDER BY rowid",
+               [](void* out, int, char** v, char**) {
+                 *static_cast<std::string*>(out) += v[0];
+                 return 0;
+               },
+               &versions, nullptr);
+  sqlite3_close(db);
+  EXPECT_EQ(versions, "12");
 }
 
 TEST(JobId, IsAUuidV7InOrder) {

@@ -143,6 +143,8 @@ struct SubmitArgs {
   Conn conn;
   std::string key, idem, out_dir;
   std::int32_t priority = 0;
+  std::optional<std::uint64_t> native_seed;
+  std::uint32_t partitions = 0;
   std::vector<std::string> witnesses;
   bool wait = false, quiet = false;
 };
@@ -154,6 +156,13 @@ void send_job(Stream& stream, const SubmitArgs& a) {
   h->set_key_id(a.key);
   h->set_idempotency_key(a.idem);
   h->set_priority(a.priority);
+  if (a.native_seed) {
+    h->set_partitions(a.partitions);
+    h->mutable_native()->set_seed(*a.native_seed);
+    stream->Write(req);
+    stream->WritesDone();
+    return;
+  }
   h->set_partitions(std::uint32_t(a.witnesses.size()));
   for (const auto& w : a.witnesses) h->mutable_circom()->add_witness_bytes(std::filesystem::file_size(w));
   if (!stream->Write(req)) return;  // the server answered already (an error, or a deduplicated job)
@@ -178,7 +187,9 @@ void send_job(Stream& stream, const SubmitArgs& a) {
 }
 
 void run_submit(const SubmitArgs& a) {
-  if (a.witnesses.empty()) throw Error("submit: give at least one witness (.wtns)");
+  if (a.native_seed && !a.witnesses.empty()) throw Error("submit: --native-seed takes no witnesses");
+  if (a.native_seed && a.partitions == 0) throw Error("submit: --native-seed needs --partitions N");
+  if (!a.native_seed && a.witnesses.empty()) throw Error("submit: give at least one witness (.wtns)");
   if (!a.out_dir.empty()) {
     util::OutputCheck chk("submit --out-dir");
     chk.inputs(a.witnesses).output_dir(a.out_dir);
@@ -210,14 +221,34 @@ Register reg([](CLI::App& app) {
     auto conn = std::make_shared<Conn>();
     auto path = std::make_shared<std::string>();
     auto preload = std::make_shared<bool>(false);
-    auto* c = app.add_subcommand("register-key", "Register a .zkey with the daemon; prints its key id");
+    auto native = std::make_shared<std::string>();
+    auto* c = app.add_subcommand("register-key", "Register a .zkey (or the native circuit) with the daemon; prints its key id");
     add_server(c, *conn);
-    c->add_option("zkey", *path, "The .zkey, relative to the daemon's key directory")->required();
+    c->add_option("zkey", *path, "The .zkey, relative to the daemon's key directory");
+    c->add_option("--native", *native,
+                  "The built-in PoRep-shaped circuit instead: CURVE:2^K (bn254 or bls12-381, K 10..28); "
+                  "the daemon makes its development key the first time");
     c->add_flag("--preload", *preload, "Also load it now");
-    c->callback([conn, path, preload] {
+    c->callback([conn, path, preload, native] {
       grpc::ClientContext ctx;
       v1::RegisterKeyRequest req;
-      req.mutable_source()->set_zkey_path(*path);
+      if (native->empty() == path->empty())
+        throw Error("register-key: give a .zkey path or --native CURVE:2^K (one of them)");
+      if (!native->empty()) {
+        const auto colon = native->find(':');
+        const std::string curve = native->substr(0, colon), size = colon == std::string::npos ? "" : native->substr(colon + 1);
+        auto* n = req.mutable_source()->mutable_native();
+        if (curve == "bn254" || curve == "bn128") n->set_curve(v1::CURVE_BN254);
+        else if (curve == "bls12-381" || curve == "bls12381") n->set_curve(v1::CURVE_BLS12_381);
+        else throw Error(fmt::format("register-key --native {}: the curve is bn254 or bls12-381", *native));
+        if (!size.starts_with("2^") || size.size() < 3 || size.size() > 4 ||
+            size.find_first_not_of("0123456789", 2) != std::string::npos)
+          throw Error(fmt::format("register-key --native {}: the size is 2^K", *native));
+        n->set_log2_size(std::uint32_t(std::stoul(size.substr(2))));
+        ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::hours(6));  // setup at 2^27 takes long
+      } else {
+        req.mutable_source()->set_zkey_path(*path);
+      }
       req.set_preload(*preload);
       v1::RegisterKeyResponse resp;
       check(conn->stub()->RegisterKey(&ctx, req, &resp), "register-key");
@@ -234,7 +265,9 @@ Register reg([](CLI::App& app) {
     c->add_flag("--await", a->wait, "Also wait for the job (Prove), as `await` does");
     c->add_option("--out-dir", a->out_dir, "With --await: write proof_<i>.json and public_<i>.json here");
     c->add_flag("--quiet,-q", a->quiet, "No progress or summary on stderr");
-    c->add_option("witnesses", a->witnesses, "The .wtns files, one per partition")->required();
+    c->add_option("--native-seed", a->native_seed, "For a native key: partitions of the built-in circuit from this data seed");
+    c->add_option("--partitions", a->partitions, "With --native-seed: how many partitions");
+    c->add_option("witnesses", a->witnesses, "The .wtns files, one per partition");
     c->callback([a] { run_submit(*a); });
   }
   {

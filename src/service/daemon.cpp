@@ -12,6 +12,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "circuit/porep.hpp"
+#include "circuit/r1cs.hpp"
 #include "ec/curves.hpp"
 #include "io/curve_id.hpp"
 #include "io/json.hpp"
@@ -22,6 +24,7 @@
 #include "pipeline/engine.hpp"
 #include "service/errors.hpp"
 #include "util/limits.hpp"
+#include "zk/setup.hpp"
 
 namespace splitprove::service {
 namespace fs = std::filesystem;
@@ -79,6 +82,9 @@ struct Daemon::Loaded {
   std::shared_ptr<const zk::ProvingKey<ec::Bn254>> pk_bn;
   std::shared_ptr<const pipeline::Key<ec::Bn254>> key_bn;
   mem::Reservation booked;  // host_bytes under tag srs in its curve's engine budget
+  // Native keys: the recorded circuit (its structure does not depend on the data seed).
+  std::shared_ptr<const circuit::ConstraintSystem<ec::Bls12_381::Fr>> cs_bls;
+  std::shared_ptr<const circuit::ConstraintSystem<ec::Bn254::Fr>> cs_bn;
 
   template <class E>
   auto& pk() {
@@ -88,7 +94,38 @@ struct Daemon::Loaded {
   auto& key() {
     if constexpr (std::is_same_v<E, ec::Bls12_381>) return key_bls; else return key_bn;
   }
+  template <class E>
+  auto& cs() {
+    if constexpr (std::is_same_v<E, ec::Bls12_381>) return cs_bls; else return cs_bn;
+  }
 };
+
+namespace {
+
+// Partition p of a source as an engine job of one partition (the engine proves 0..n-1).
+template <class Fr>
+class OnePartition final : public circuit::PartitionSource<Fr> {
+ public:
+  OnePartition(std::shared_ptr<const circuit::PartitionSource<Fr>> src, std::size_t p) : src_(std::move(src)), p_(p) {}
+  circuit::Shape shape() const override { return src_->shape(); }
+  std::string describe() const override { return fmt::format("{} partition {}", src_->describe(), p_); }
+  void synthesize(std::size_t, std::span<Fr> z, std::span<Fr> a, std::span<Fr> b, std::span<Fr> c,
+                  const std::stop_token& stop) const override {
+    src_->synthesize(p_, z, a, b, c, stop);
+  }
+
+ private:
+  std::shared_ptr<const circuit::PartitionSource<Fr>> src_;
+  std::size_t p_;
+};
+
+template <class Fr>
+std::shared_ptr<const circuit::ConstraintSystem<Fr>> record_native(std::uint32_t log2) {
+  return std::make_shared<const circuit::ConstraintSystem<Fr>>(
+      circuit::record_porep<Fr>(circuit::porep_for_log2(log2)).cs);
+}
+
+}  // namespace
 
 struct Daemon::Engines {
   Engines(const DaemonConfig& c, std::function<void(int, std::uint64_t, std::string_view, bool)> obs)
@@ -234,6 +271,7 @@ std::shared_ptr<Daemon::Loaded> Daemon::load(const std::string& key_id) {
     auto pk = std::make_shared<const zk::ProvingKey<E>>(io::read_zkey<E>(path, ro));
     l->key<E>() = pipeline::Key<E>::prepare(pk);
     l->pk<E>() = std::move(pk);
+    if (rec->native_log2) l->cs<E>() = record_native<typename E::Fr>(*rec->native_log2);
   });
   l->host_bytes = rec->file_bytes;
   // The key is booked in its engine's budget (tag srs) for as long as it is resident, so the
@@ -316,6 +354,46 @@ std::pair<KeyInfo, bool> Daemon::register_key(const std::string& rel, bool prelo
   store_->put_key(k);
   if (preload) load(id);
   return {info_of(*store_->get_key(id)), false};
+}
+
+std::pair<KeyInfo, bool> Daemon::register_native_key(const std::string& curve_name, std::uint32_t log2,
+                                                    bool preload) {
+  if (log2 < 10 || log2 > 28) throw Error(fmt::format("native circuit of 2^{} rows: 2^10..2^28", log2));
+  ec::CurveId curve;
+  if (curve_name == ec::curve_name(ec::CurveId::kBn254)) curve = ec::CurveId::kBn254;
+  else if (curve_name == ec::curve_name(ec::CurveId::kBls12_381)) curve = ec::CurveId::kBls12_381;
+  else throw Error(fmt::format("unknown curve '{}' (BN254 or BLS12-381)", curve_name));
+  std::lock_guard lk(native_mu_);  // one native setup at a time
+  if (auto known = store_->get_native_key(curve_name, log2)) {
+    if (preload) load(known->key_id);
+    return {info_of(*known), true};
+  }
+  const std::string rel = fmt::format("native/{}-2^{}.zkey", curve_name == "BN254" ? "bn254" : "bls12-381", log2);
+  const fs::path path = fs::path(cfg_.key_dir) / rel;
+  fs::create_directories(path.parent_path());
+  KeyRecord k;
+  ec::with_engine(curve, [&](auto e) {
+    using E = decltype(e);
+    const auto cs = record_native<typename E::Fr>(log2);
+    const auto pk = zk::dev_setup<E>(circuit::to_r1cs<E>(*cs));
+    io::write_zkey<E>(path.string(), pk);  // atomically (util::AtomicFile)
+    k.variables = pk.n_vars;
+    k.public_signals = pk.n_public;
+    k.constraints = pk.domain_size;
+    std::uint32_t d = 0;
+    while ((std::uint64_t(1) << d) < pk.domain_size) ++d;
+    k.log2_domain = d;
+  });
+  k.key_id = sha256_file(path.string());
+  k.zkey_path = rel;
+  k.curve = curve_name;
+  k.file_bytes = fs::file_size(path);
+  k.registered_at = now_ms();
+  k.native_log2 = log2;
+  store_->put_key(k);
+  std::fprintf(stderr, "serve: native key %s-2^%u made: %s\n", curve_name.c_str(), log2, k.key_id.c_str());
+  if (preload) load(k.key_id);
+  return {info_of(*store_->get_key(k.key_id)), false};
 }
 
 std::vector<KeyInfo> Daemon::list_keys() {
@@ -412,19 +490,22 @@ Daemon::Begin Daemon::begin_submit(const SubmitHeader& h) {
     if (c < 0x20 || c > 0x7e) throw Error("idempotency key: only printable ASCII characters");
   if (h.priority < -1000 || h.priority > 1000)
     throw Error(fmt::format("priority {}: -1000..1000", h.priority));
-  const auto n = h.witness_bytes.size();
-  if (n == 0) throw Error("a job needs at least one partition (circom.witness_bytes is empty)");
+  const std::size_t n = h.partitions;
+  if (n == 0) throw Error("a job needs at least one partition");
   if (n > cfg_.max_partitions_per_job)
     throw Error(fmt::format("{} partitions: at most max_partitions_per_job {}", n, cfg_.max_partitions_per_job));
+  if (!h.native_seed && h.witness_bytes.size() != n)
+    throw Error(fmt::format("{} partitions but {} witness sizes", n, h.witness_bytes.size()));
   std::uint64_t total = 0;
-  for (std::size_t i = 0; i < n; ++i) {
+  for (std::size_t i = 0; i < h.witness_bytes.size(); ++i) {
     if (h.witness_bytes[i] < 12 || h.witness_bytes[i] > cfg_.max_witness_bytes)
       throw Error(fmt::format("partition {}: a witness of {} bytes: 12..{} (max_witness_bytes)", i,
                               h.witness_bytes[i], cfg_.max_witness_bytes));
     total += h.witness_bytes[i];
   }
-  std::string fp = fmt::format("key={};priority={};sizes=", h.key_id, h.priority);
-  for (auto b : h.witness_bytes) fp += fmt::format("{},", b);
+  std::string fp = fmt::format("key={};priority={};partitions={};", h.key_id, h.priority, n);
+  if (h.native_seed) fp += fmt::format("native_seed={}", *h.native_seed);
+  else for (auto b : h.witness_bytes) fp += fmt::format("{},", b);
   if (!h.idempotency_key.empty()) {
     if (auto j = store_->find_idempotent(h.idempotency_key)) {
       if (j->fingerprint != fp)
@@ -436,6 +517,14 @@ Daemon::Begin Daemon::begin_submit(const SubmitHeader& h) {
   }
   auto rec = store_->get_key(h.key_id);
   if (!rec) throw NotFound(fmt::format("no key {} is registered", h.key_id));
+  if (h.native_seed && !rec->native_log2)
+    throw Error(fmt::format("key {} was registered from {}: its jobs are circom witnesses, not native partitions",
+                            h.key_id, rec->zkey_path));
+  if (!h.native_seed && rec->native_log2)
+    throw Error(fmt::format("key {} is the native circuit's (2^{}): its jobs are native partitions, not witnesses",
+                            h.key_id, *rec->native_log2));
+  if (h.native_seed && h.native_log2 && h.native_log2 != *rec->native_log2)
+    throw Error(fmt::format("native log2_size {} but key {} is of 2^{}", h.native_log2, h.key_id, *rec->native_log2));
   auto key = load(h.key_id);
   {
     std::lock_guard lk(mu_);
@@ -455,7 +544,9 @@ Daemon::Begin Daemon::begin_submit(const SubmitHeader& h) {
   if (!h.idempotency_key.empty()) job.idempotency_key = h.idempotency_key;
   job.fingerprint = fp;
   job.priority = h.priority;
+  job.partitions = std::uint32_t(n);
   job.witness_bytes = h.witness_bytes;
+  job.native_seed = h.native_seed;
   std::unique_ptr<InputWriter> w;
   try {
     w = store_->create_job(job);
@@ -618,16 +709,28 @@ void Daemon::run_partition(const Claim& c) {
     ec::with_engine(loaded->curve, [&](auto e) {
       using E = decltype(e);
       auto& engine = engines_->get<E>();
-      const std::string path = store_->witness_path(c.job_id, c.index);
-      std::vector<io::Witness<E>> ws;
-      try {
-        ws.push_back(io::read_wtns<E>(path));
-      } catch (const Error& err) {
-        final_failure = true;
-        throw Error(fmt::format("its witness cannot be read: {}", err.what()));
+      std::shared_ptr<const circuit::PartitionSource<typename E::Fr>> src;
+      if (c.native_seed) {
+        const auto& cs = loaded->template cs<E>();
+        if (!cs) {
+          final_failure = true;
+          throw Error(fmt::format("key {} is not a native circuit's key", c.key_id));
+        }
+        auto native = circuit::porep_source<typename E::Fr>(
+            circuit::porep_for_log2(*loaded->rec.native_log2, *c.native_seed), cs);
+        src = std::make_shared<OnePartition<typename E::Fr>>(std::move(native), c.index);
+      } else {
+        const std::string path = store_->witness_path(c.job_id, c.index);
+        std::vector<io::Witness<E>> ws;
+        try {
+          ws.push_back(io::read_wtns<E>(path));
+        } catch (const Error& err) {
+          final_failure = true;
+          throw Error(fmt::format("its witness cannot be read: {}", err.what()));
+        }
+        src = std::make_shared<pipeline::CircomSource<E>>(loaded->template pk<E>(), std::move(ws), nullptr,
+                                                          "its witness");
       }
-      auto src = std::make_shared<pipeline::CircomSource<E>>(loaded->template pk<E>(), std::move(ws),
-                                                             nullptr, "its witness");
       std::uint64_t id = 0;
       try {
         id = engine.submit({src, loaded->template key<E>(), 1});

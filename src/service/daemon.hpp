@@ -72,7 +72,10 @@ struct SubmitHeader {
   std::string key_id;
   std::string idempotency_key;
   std::int32_t priority = 0;
-  std::vector<std::uint64_t> witness_bytes;  // one per partition
+  std::uint32_t partitions = 0;
+  std::vector<std::uint64_t> witness_bytes;  // circom: one per partition
+  std::optional<std::uint64_t> native_seed;  // native partitions (of a native key): no witnesses
+  std::uint32_t native_log2 = 0;             // native: 0, or the key's size as a check
 };
 
 struct DaemonStatus {
@@ -111,6 +114,10 @@ class Daemon {
   // Registers `rel_path` (relative to the key directory; Denied for an absolute path, "..", or a
   // path that resolves outside it; NotFound for a missing file; Error for an invalid .zkey).
   std::pair<KeyInfo, bool> register_key(const std::string& rel_path, bool preload);
+  // Registers the built-in PoRep-shaped circuit of 2^log2 rows over `curve` ("BN254" or
+  // "BLS12-381"): the first time, its development key is made and written to
+  // <key_dir>/native/<curve>-2^<log2>.zkey (minutes at large sizes); later, the key made then.
+  std::pair<KeyInfo, bool> register_native_key(const std::string& curve, std::uint32_t log2, bool preload);
   std::vector<KeyInfo> list_keys();
   KeyInfo preload_key(const std::string& key_id);
   // Returns the key and the host bytes given back. Conflict while partitions use it.
@@ -180,6 +187,7 @@ class Daemon {
   Millis started_at_ = 0;
   std::unique_ptr<Engines> engines_;
 
+  std::mutex native_mu_;  // one native setup at a time
   std::mutex keys_mu_;  // guards keys_ and loading
   std::map<std::string, std::shared_ptr<Loaded>> keys_;
   std::map<std::string, Millis> last_used_;

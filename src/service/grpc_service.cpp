@@ -128,8 +128,12 @@ void fill_job(v1::Job* out, const JobRecord& j, Daemon& d, bool partitions, bool
   }
   out->set_error(j.error);
   out->set_spool_bytes(j.spool_bytes);
-  auto* circom = out->mutable_circom();
-  for (const auto& p : j.partitions) circom->add_witness_bytes(p.witness_bytes);
+  if (j.native_seed) {
+    out->mutable_native()->set_seed(*j.native_seed);
+  } else {
+    auto* circom = out->mutable_circom();
+    for (const auto& p : j.partitions) circom->add_witness_bytes(p.witness_bytes);
+  }
   if (!partitions) return;
   const auto running = d.running_partitions(j.job_id);
   for (const auto& p : j.partitions) {
@@ -150,8 +154,15 @@ void fill_job(v1::Job* out, const JobRecord& j, Daemon& d, bool partitions, bool
 
 void fill_key(v1::Key* out, const KeyInfo& k) {
   out->set_key_id(k.record.key_id);
-  out->mutable_source()->set_zkey_path(k.record.zkey_path);
-  out->set_curve(k.record.curve == "BN254" ? v1::CURVE_BN254 : v1::CURVE_BLS12_381);
+  const auto curve = k.record.curve == "BN254" ? v1::CURVE_BN254 : v1::CURVE_BLS12_381;
+  if (k.record.native_log2) {
+    out->mutable_source()->mutable_native()->set_curve(curve);
+    out->mutable_source()->mutable_native()->set_log2_size(*k.record.native_log2);
+    out->set_generated_zkey_path(k.record.zkey_path);
+  } else {
+    out->mutable_source()->set_zkey_path(k.record.zkey_path);
+  }
+  out->set_curve(curve);
   out->set_log2_domain_size(k.record.log2_domain);
   out->set_constraints(k.record.constraints);
   out->set_variables(k.record.variables);
@@ -209,10 +220,20 @@ class ProverImpl final : public v1::Prover::Service {
   Status RegisterKey(ServerContext*, const v1::RegisterKeyRequest* req,
                      v1::RegisterKeyResponse* resp) override {
     return guard([&] {
-      if (req->source().has_native())
-        throw Unimplemented("native-circuit keys are not served by this version: register a .zkey path");
-      if (!req->source().has_zkey_path()) throw Error("RegisterKey: no source (zkey_path or native)");
-      auto [k, existed] = d_.register_key(req->source().zkey_path(), req->preload());
+      std::pair<KeyInfo, bool> r;
+      if (req->source().has_native()) {
+        const auto& n = req->source().native();
+        const char* curve = n.curve() == v1::CURVE_BN254       ? "BN254"
+                            : n.curve() == v1::CURVE_BLS12_381 ? "BLS12-381"
+                                                               : nullptr;
+        if (!curve) throw Error("RegisterKey: native.curve is not set (CURVE_BN254 or CURVE_BLS12_381)");
+        r = d_.register_native_key(curve, n.log2_size(), req->preload());
+      } else if (req->source().has_zkey_path()) {
+        r = d_.register_key(req->source().zkey_path(), req->preload());
+      } else {
+        throw Error("RegisterKey: no source (zkey_path or native)");
+      }
+      auto& [k, existed] = r;
       fill_key(resp->mutable_key(), k);
       resp->set_existed(existed);
       return Status::OK;
@@ -253,10 +274,8 @@ class ProverImpl final : public v1::Prover::Service {
     if (!stream->Read(&msg)) throw Error("Submit: the stream ended before a header");
     if (!msg.has_header()) throw Error("Submit: the first message must be a header");
     const auto& h = msg.header();
-    if (h.has_native())
-      throw Unimplemented("native partitions are not served by this version: send circom witnesses");
-    if (!h.has_circom()) throw Error("Submit: the header has no inputs (circom)");
-    if (h.partitions() != std::uint32_t(h.circom().witness_bytes_size()))
+    if (!h.has_circom() && !h.has_native()) throw Error("Submit: the header has no inputs (circom or native)");
+    if (h.has_circom() && h.partitions() != std::uint32_t(h.circom().witness_bytes_size()))
       throw Error(fmt::format("Submit: partitions {} but {} witness sizes", h.partitions(),
                               h.circom().witness_bytes_size()));
     check_key_id(h.key_id());
@@ -264,7 +283,13 @@ class ProverImpl final : public v1::Prover::Service {
     sh.key_id = h.key_id();
     sh.idempotency_key = h.idempotency_key();
     sh.priority = h.priority();
-    sh.witness_bytes.assign(h.circom().witness_bytes().begin(), h.circom().witness_bytes().end());
+    sh.partitions = h.partitions();
+    if (h.has_native()) {
+      sh.native_seed = h.native().seed();
+      sh.native_log2 = h.native().log2_size();
+    } else {
+      sh.witness_bytes.assign(h.circom().witness_bytes().begin(), h.circom().witness_bytes().end());
+    }
     auto begin = d_.begin_submit(sh);
     if (begin.existing) {
       resp->set_job_id(begin.existing->job_id);

@@ -103,7 +103,7 @@ bool valid_job_id(std::string_view s) {
 
 namespace {
 
-constexpr int kSchemaVersion = 1;
+constexpr int kSchemaVersion = 2;
 
 constexpr const char* kSchema = R"sql(
 CREATE TABLE schema_version (version INTEGER NOT NULL, applied_at INTEGER NOT NULL);
@@ -135,6 +135,16 @@ CREATE TABLE partitions (
 CREATE INDEX partitions_open ON partitions (state, job_id) WHERE state IN ('queued', 'running');
 )sql";
 
+// Migrations: kMigrations[v - 2] takes a store of version v - 1 to version v, in one transaction.
+constexpr const char* kMigrations[] = {
+    // 2: keys of the built-in native circuit, and jobs of native partitions (a seed, no witnesses).
+    R"sql(
+ALTER TABLE keys ADD COLUMN native_log2 INTEGER;
+CREATE UNIQUE INDEX keys_native ON keys (curve, native_log2) WHERE native_log2 IS NOT NULL;
+ALTER TABLE jobs ADD COLUMN native_seed INTEGER;
+)sql",
+};
+
 void fsync_dir(const fs::path& dir) {
   const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) throw StoreError(fmt::format("{}: cannot open the directory to sync it", dir.string()));
@@ -152,7 +162,7 @@ class SqliteInputWriter final : public InputWriter {
   ~SqliteInputWriter() override;
   void append(std::uint32_t partition, std::uint64_t offset,
               std::span<const std::uint8_t> bytes) override;
-  bool complete() const override { return next_ == job_.witness_bytes.size() && !file_; }
+  bool complete() const override { return next_ == job_.witness_bytes.size() && !file_; }  // native: at once
   std::uint32_t landed() const override { return next_; }
   std::string path_of(std::uint32_t p) const override {
     return (dir_ / fmt::format("{}.wtns", p)).string();
@@ -187,6 +197,7 @@ JobRecord read_job(Stmt& q) {
   j.finished_at = q.opt_i64(11);
   j.partitions_done = std::uint32_t(q.i64(12));
   j.partitions_failed = std::uint32_t(q.i64(13));
+  if (auto seed = q.opt_i64(14)) j.native_seed = std::uint64_t(*seed);
   return j;
 }
 
@@ -194,7 +205,8 @@ constexpr const char* kJobCols =
     "j.job_id, j.key_id, j.idempotency_key, j.fingerprint, j.priority, j.state, "
     "j.partition_count, j.spool_bytes, j.error, j.created_at, j.started_at, j.finished_at, "
     "(SELECT count(*) FROM partitions p WHERE p.job_id = j.job_id AND p.state = 'done'), "
-    "(SELECT count(*) FROM partitions p WHERE p.job_id = j.job_id AND p.state = 'failed')";
+    "(SELECT count(*) FROM partitions p WHERE p.job_id = j.job_id AND p.state = 'failed'), "
+    "j.native_seed";
 
 class SqliteStore final : public JobStore {
  public:
@@ -222,18 +234,24 @@ class SqliteStore final : public JobStore {
     if (has.i64(0) == 0) {
       Tx tx(db_);
       db_.exec(kSchema);
-      Stmt ins(db_, "INSERT INTO schema_version VALUES (?, ?)");
-      ins.bind(1, std::int64_t(kSchemaVersion)).bind(2, now_ms()).run();
+      Stmt ins(db_, "INSERT INTO schema_version VALUES (1, ?)");
+      ins.bind(1, now_ms()).run();
       tx.commit();
-      return;
     }
     Stmt v(db_, "SELECT max(version) FROM schema_version");
     v.step();
-    const auto version = v.i64(0);
+    auto version = v.i64(0);
     if (version > kSchemaVersion)
       throw Error(fmt::format("{}: the job store has schema version {}, newer than this binary's {}: "
                               "run the newer splitprove, or point state_dir elsewhere",
                               db_.path(), version, kSchemaVersion));
+    for (; version < kSchemaVersion; ++version) {
+      Tx tx(db_);
+      db_.exec(kMigrations[version - 1]);
+      Stmt ins(db_, "INSERT INTO schema_version VALUES (?, ?)");
+      ins.bind(1, std::int64_t(version + 1)).bind(2, now_ms()).run();
+      tx.commit();
+    }
   }
 
   fs::path job_dir(const std::string& job_id) const { return spool_ / job_id; }
@@ -250,9 +268,12 @@ class SqliteStore final : public JobStore {
   }
 
   std::unique_ptr<InputWriter> create_job(const NewJob& job) override {
-    if (job.witness_bytes.empty()) throw Error("job store: a job needs at least one partition");
+    if (job.partitions == 0) throw Error("job store: a job needs at least one partition");
+    if (job.native_seed ? !job.witness_bytes.empty() : job.witness_bytes.size() != job.partitions)
+      throw Error("job store: a circom job has one witness per partition, a native job none");
     const std::string id = new_job_id();
     const fs::path dir = job_dir(id);
+    if (job.native_seed) return std::make_unique<SqliteInputWriter>(*this, job, id, dir);
     std::error_code ec;
     fs::create_directory(dir, ec);
     if (ec) throw StoreError(fmt::format("{}: cannot create the job's spool directory: {}", dir.string(), ec.message()));
@@ -269,14 +290,18 @@ class SqliteStore final : public JobStore {
       Tx tx(db_);
       Stmt ins(db_,
                "INSERT INTO jobs (job_id, key_id, idempotency_key, fingerprint, priority, state, "
-               "partition_count, spool_bytes, created_at) VALUES (?, ?, ?, ?, ?, 'queued', ?, ?, ?)");
+               "partition_count, spool_bytes, created_at, native_seed) VALUES (?, ?, ?, ?, ?, 'queued', "
+               "?, ?, ?, ?)");
       ins.bind(1, id).bind(2, job.key_id).bind(3, job.idempotency_key).bind(4, job.fingerprint);
-      ins.bind(5, std::int64_t(job.priority)).bind(6, std::int64_t(job.witness_bytes.size()));
-      ins.bind(7, std::int64_t(total)).bind(8, now_ms()).run();
+      ins.bind(5, std::int64_t(job.priority)).bind(6, std::int64_t(job.partitions));
+      ins.bind(7, std::int64_t(total)).bind(8, now_ms());
+      if (job.native_seed) ins.bind(9, std::int64_t(*job.native_seed)); else ins.bind_null(9);
+      ins.run();
       Stmt part(db_, "INSERT INTO partitions (job_id, idx, state, witness_bytes) VALUES (?, ?, 'queued', ?)");
-      for (std::size_t i = 0; i < job.witness_bytes.size(); ++i) {
+      for (std::size_t i = 0; i < job.partitions; ++i) {
         part.reset();
-        part.bind(1, id).bind(2, std::int64_t(i)).bind(3, std::int64_t(job.witness_bytes[i])).run();
+        const auto bytes = i < job.witness_bytes.size() ? job.witness_bytes[i] : 0;
+        part.bind(1, id).bind(2, std::int64_t(i)).bind(3, std::int64_t(bytes)).run();
       }
       tx.commit();
     } catch (const ConstraintError&) {
@@ -296,12 +321,15 @@ class SqliteStore final : public JobStore {
     if (n == 0) return out;
     Tx tx(db_);
     Stmt q(db_,
-           "SELECT p.job_id, p.idx, j.key_id, p.attempts FROM partitions p JOIN jobs j USING (job_id) "
+           "SELECT p.job_id, p.idx, j.key_id, p.attempts, j.native_seed FROM partitions p JOIN jobs j USING (job_id) "
            "WHERE p.state = 'queued' AND j.state IN ('queued', 'running') "
            "ORDER BY j.priority DESC, j.created_at, j.job_id, p.idx LIMIT ?");
     q.bind(1, std::int64_t(n));
-    while (q.step())
-      out.push_back({q.text(0), std::uint32_t(q.i64(1)), std::uint32_t(q.i64(3)) + 1, q.text(2)});
+    while (q.step()) {
+      Claim c{q.text(0), std::uint32_t(q.i64(1)), std::uint32_t(q.i64(3)) + 1, q.text(2), std::nullopt};
+      if (auto seed = q.opt_i64(4)) c.native_seed = std::uint64_t(*seed);
+      out.push_back(std::move(c));
+    }
     const Millis t = now_ms();
     Stmt up(db_,
             "UPDATE partitions SET state = 'running', attempts = attempts + 1, lease_owner = ?, "
@@ -599,11 +627,13 @@ class SqliteStore final : public JobStore {
     std::lock_guard lk(mu_);
     Stmt q(db_,
            "INSERT OR IGNORE INTO keys (key_id, zkey_path, curve, log2_domain, constraints, variables, "
-           "public_signals, file_bytes, registered_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
+           "public_signals, file_bytes, registered_at, native_log2) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     q.bind(1, k.key_id).bind(2, k.zkey_path).bind(3, k.curve).bind(4, std::int64_t(k.log2_domain));
     q.bind(5, std::int64_t(k.constraints)).bind(6, std::int64_t(k.variables));
     q.bind(7, std::int64_t(k.public_signals)).bind(8, std::int64_t(k.file_bytes));
-    q.bind(9, k.registered_at).run();
+    q.bind(9, k.registered_at);
+    if (k.native_log2) q.bind(10, std::int64_t(*k.native_log2)); else q.bind_null(10);
+    q.run();
   }
 
   static KeyRecord read_key(Stmt& q) {
@@ -617,11 +647,20 @@ class SqliteStore final : public JobStore {
     k.public_signals = std::uint32_t(q.i64(6));
     k.file_bytes = std::uint64_t(q.i64(7));
     k.registered_at = q.i64(8);
+    if (auto n = q.opt_i64(9)) k.native_log2 = std::uint32_t(*n);
     return k;
   }
   static constexpr const char* kKeyCols =
       "key_id, zkey_path, curve, log2_domain, constraints, variables, public_signals, file_bytes, "
-      "registered_at";
+      "registered_at, native_log2";
+
+  std::optional<KeyRecord> get_native_key(std::string_view curve, std::uint32_t log2) override {
+    std::lock_guard lk(mu_);
+    Stmt q(db_, fmt::format("SELECT {} FROM keys WHERE curve = ? AND native_log2 = ?", kKeyCols));
+    q.bind(1, curve).bind(2, std::int64_t(log2));
+    if (!q.step()) return std::nullopt;
+    return read_key(q);
+  }
 
   std::optional<KeyRecord> get_key(const std::string& key_id) override {
     std::lock_guard lk(mu_);
@@ -650,7 +689,7 @@ class SqliteStore final : public JobStore {
 };
 
 SqliteInputWriter::~SqliteInputWriter() {
-  if (committed_) return;
+  if (committed_ || job_.native_seed) return;  // a native job has no directory
   file_.reset();  // removes its temporary file
   std::error_code ec;
   fs::remove_all(dir_, ec);

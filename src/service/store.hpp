@@ -42,6 +42,7 @@ struct KeyRecord {
   std::uint32_t public_signals = 0;
   std::uint64_t file_bytes = 0;
   Millis registered_at = 0;
+  std::optional<std::uint32_t> native_log2;  // set for the built-in native circuit's keys
 };
 
 struct NewJob {
@@ -49,7 +50,9 @@ struct NewJob {
   std::optional<std::string> idempotency_key;
   std::string fingerprint;  // what the header said (key, N, sizes): a retry must say the same
   std::int32_t priority = 0;
-  std::vector<std::uint64_t> witness_bytes;  // one per partition
+  std::uint32_t partitions = 0;
+  std::vector<std::uint64_t> witness_bytes;  // circom: one per partition; native: empty
+  std::optional<std::uint64_t> native_seed;  // native partitions: their data seed (no witnesses)
 };
 
 struct PartitionRecord {
@@ -70,6 +73,7 @@ struct JobRecord {
   JobState state = JobState::queued;
   std::uint32_t partition_count = 0, partitions_done = 0, partitions_failed = 0;
   std::uint64_t spool_bytes = 0;
+  std::optional<std::uint64_t> native_seed;
   std::string error;
   Millis created_at = 0;
   std::optional<Millis> started_at, finished_at;
@@ -80,6 +84,7 @@ struct Claim {
   std::string job_id;
   std::uint32_t index = 0, attempt = 0;
   std::string key_id;
+  std::optional<std::uint64_t> native_seed;  // a native job's partition: no witness file
 };
 
 struct JobPage {
@@ -153,6 +158,7 @@ class JobStore {
 
   virtual void put_key(const KeyRecord& k) = 0;  // no-op when present
   virtual std::optional<KeyRecord> get_key(const std::string& key_id) = 0;
+  virtual std::optional<KeyRecord> get_native_key(std::string_view curve, std::uint32_t log2) = 0;
   virtual std::vector<KeyRecord> list_keys() = 0;
 };
 

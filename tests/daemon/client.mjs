@@ -3,15 +3,16 @@
 // with snarkjs, then sends bad requests and checks each one's status code and message, and that
 // the daemon keeps serving.
 //
-//   node client.mjs <address> <source dir> <work dir> <bls key id> <bn key id>
-// The work dir holds bls.vkey.json and bn.vkey.json (the keys' verifying keys).
+//   node client.mjs <address> <source dir> <work dir> <bls key id> <bn key id> <native key id>
+// The work dir holds bls.vkey.json, bn.vkey.json and native.vkey.json (the keys' verifying keys;
+// the native key is the built-in circuit's, BN254 2^10).
 import fs from "node:fs";
 import path from "node:path";
 import grpc from "@grpc/grpc-js";
 import protoLoader from "@grpc/proto-loader";
 import * as snarkjs from "snarkjs";
 
-const [addr, src, work, blsKey, bnKey] = process.argv.slice(2);
+const [addr, src, work, blsKey, bnKey, nativeKey] = process.argv.slice(2);
 const F = path.join(src, "tests/fixtures");
 const def = protoLoader.loadSync("splitprove/v1/prover.proto", {
   includeDirs: [path.join(src, "proto")],
@@ -79,13 +80,16 @@ async function expectCode(what, promise, code, needle) {
 const read = (p) => fs.readFileSync(path.join(F, p));
 const blsW = read("chain.wtns"), bnW = read("bn128/chain.wtns"), bnMixed = read("bn128/mixed.wtns");
 const vkeys = { [blsKey]: JSON.parse(fs.readFileSync(path.join(work, "bls.vkey.json"))),
-                [bnKey]: JSON.parse(fs.readFileSync(path.join(work, "bn.vkey.json"))) };
+                [bnKey]: JSON.parse(fs.readFileSync(path.join(work, "bn.vkey.json"))),
+                [nativeKey]: JSON.parse(fs.readFileSync(path.join(work, "native.vkey.json"))) };
 
-async function proveAndVerify(key, ws, label) {
-  const s = await submit(key, ws);
+async function proveAndVerify(key, ws, label, native) {
+  const s = native ? await submitRaw([{ header: { key_id: key, partitions: native.partitions, native: { seed: native.seed } } }])
+                   : await submit(key, ws);
+  const n = native ? native.partitions : ws.length;
   if (s.err) { ok(false, `${label}: submit: ${s.err.details}`); return null; }
   const { results, result } = await awaitJob(s.resp.job_id);
-  ok(result && result.state === "JOB_STATE_SUCCEEDED" && results.length === ws.length,
+  ok(result && result.state === "JOB_STATE_SUCCEEDED" && results.length === n,
      `${label}: job ${s.resp.job_id} succeeded with ${results.length} results`);
   for (const r of results) {
     const valid = await snarkjs.groth16.verify(vkeys[key], JSON.parse(r.public_json), JSON.parse(r.proof_json));
@@ -97,6 +101,10 @@ async function proveAndVerify(key, ws, label) {
 // ---- jobs on both curves, proofs checked by snarkjs
 const bnJob = await proveAndVerify(bnKey, [bnW, bnW, bnW], "BN254 job of 3");
 await proveAndVerify(blsKey, [blsW, blsW], "BLS12-381 job of 2");
+// The built-in native circuit: partitions from a seed, no witnesses sent.
+await proveAndVerify(nativeKey, null, "native BN254 2^10 job of 3", { partitions: 3, seed: "42" });
+const nk = await unary("RegisterKey", { source: { native: { curve: "CURVE_BN254", log2_size: 10 } } });
+ok(nk.key.key_id === nativeKey && nk.existed, "registering the native circuit again names the same key");
 // Two jobs at once, interleaved on the daemon.
 await Promise.all([proveAndVerify(bnKey, [bnW], "concurrent BN254"), proveAndVerify(blsKey, [blsW], "concurrent BLS12-381")]);
 
@@ -110,7 +118,10 @@ await expectCode("witness of another circuit", submit(bnKey, [bnMixed]), "INVALI
 await expectCode("unknown key", submit(unknownKey, [bnW]), "NOT_FOUND", "no key");
 await expectCode("malformed key id", submit("abc", [bnW]), "INVALID_ARGUMENT", "64 lowercase hex");
 await expectCode("partitions and sizes disagree", submitRaw([{ header: { key_id: bnKey, partitions: 2, circom: { witness_bytes: [String(bnW.length)] } } }]), "INVALID_ARGUMENT", "partitions 2");
-await expectCode("native partitions", submitRaw([{ header: { key_id: bnKey, partitions: 1, native: { seed: "1" } } }]), "UNIMPLEMENTED");
+await expectCode("native partitions for a .zkey key", submitRaw([{ header: { key_id: bnKey, partitions: 1, native: { seed: "1" } } }]), "INVALID_ARGUMENT", "circom witnesses");
+await expectCode("witnesses for the native key", submit(nativeKey, [bnW]), "INVALID_ARGUMENT", "native partitions");
+await expectCode("native size check", submitRaw([{ header: { key_id: nativeKey, partitions: 1, native: { seed: "1", log2_size: 12 } } }]), "INVALID_ARGUMENT", "2^10");
+await expectCode("native circuit of 2^40", unary("RegisterKey", { source: { native: { curve: "CURVE_BN254", log2_size: 40 } } }), "INVALID_ARGUMENT", "2^10..2^28");
 await expectCode("chunk out of order", submitRaw([header(bnKey, [bnW, bnW]), ...chunks([bnW, bnW]).reverse()]), "INVALID_ARGUMENT", "out of order");
 await expectCode("chunk beyond the declared size", submitRaw([header(bnKey, [bnW.subarray(0, 200)]), ...chunks([bnW])]), "INVALID_ARGUMENT", "declared size");
 await expectCode("chunk above 4 MiB", submitRaw([{ header: { key_id: bnKey, partitions: 1, circom: { witness_bytes: [String(5 << 20)] } } }, { chunk: { partition: 0, offset: "0", data: Buffer.alloc(5 << 20) } }]), "INVALID_ARGUMENT", "at most 4 MiB");

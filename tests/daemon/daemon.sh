@@ -73,20 +73,25 @@ e2e)
   [[ "$out" == *"INVALID_ARGUMENT"*"is for BLS12-381"* ]] || fail "wrong-curve message: $out"
   out=$("$BIN" await --server "$S" nope 2>&1) && fail "await of a malformed id succeeded"
   [[ "$out" == *"INVALID_ARGUMENT"* ]] || fail "await nope: $out"
-  echo "ok: CLI client, both curves"
+  KNAT=$("$BIN" register-key --server "$S" --native bn254:2^10) || fail "register-key --native bn254:2^10"
+  "$BIN" zkey export-vkey "$W/keys/native/bn254-2^10.zkey" "$W/native.vkey.json" >/dev/null || fail "the native key's file"
+  "$BIN" submit --server "$S" --key "$KNAT" --native-seed 7 --partitions 2 --await --out-dir "$W/out-native" -q >/dev/null \
+    || fail "submit --native-seed"
+  for i in 0 1; do "$BIN" verify "$W/native.vkey.json" "$W/out-native/public_$i.json" "$W/out-native/proof_$i.json" >/dev/null || fail "native proof $i"; done
+  echo "ok: CLI client, both curves and the native circuit"
   m=$(get /metrics) || fail "GET /metrics"
-  for want in 'splitprove_jobs_finished_total{state="succeeded"} 2' 'splitprove_stage_seconds_count{stage="gpu"} 3' \
-              'splitprove_partitions_done_total 3' 'splitprove_budget_tag_bytes{tag="srs"}' 'splitprove_rss_bytes'; do
+  for want in 'splitprove_jobs_finished_total{state="succeeded"} 3' 'splitprove_stage_seconds_count{stage="gpu"} 5' \
+              'splitprove_partitions_done_total 5' 'splitprove_budget_tag_bytes{tag="srs"}' 'splitprove_rss_bytes'; do
     grep -qF "$want" <<<"$m" || fail "/metrics lacks '$want'"
   done
-  get /status | python3 -c 'import json, sys; s = json.load(sys.stdin); assert s["accepting"] and s["jobs_succeeded"] == "2", s' \
+  get /status | python3 -c 'import json, sys; s = json.load(sys.stdin); assert s["accepting"] and s["jobs_succeeded"] == "3", s' \
     || fail "GET /status"
   [[ "$(get /healthz)" == serving ]] || fail "GET /healthz"
   echo "ok: /metrics, /status, /healthz"
   if [[ -d "$SRC/node_modules/@grpc/grpc-js" && -d "$SRC/node_modules/snarkjs" ]]; then
     npx --prefix "$SRC" snarkjs groth16 verify "$W/bls.vkey.json" "$W/out-bls/public_0.json" "$W/out-bls/proof_0.json" 2>&1 | grep -q "OK" \
       || fail "snarkjs rejects the CLI's BLS12-381 proof"
-    (cd "$SRC" && node tests/daemon/client.mjs "$S" "$SRC" "$W" "$KBLS" "$KBN") || fail "the node client's checks"
+    (cd "$SRC" && node tests/daemon/client.mjs "$S" "$SRC" "$W" "$KBLS" "$KBN" "$KNAT") || fail "the node client's checks"
   else
     echo "node packages absent (bash scripts/setup.sh installs them): node client skipped"
     stop_term
