@@ -3,7 +3,8 @@
 // throughput, submit (accepted) and end-to-end latency percentiles, and errors by status code
 // (RESOURCE_EXHAUSTED is admission doing its job: the client backs off 50 ms and retries).
 //
-//   node bench/daemon_load.mjs <address> <source dir> <key id> <witness.wtns> <clients> <seconds> [partitions]
+//   node bench/daemon_load.mjs <address> <source dir> <key id> <witness.wtns | native:SEED> <clients> <seconds> [partitions]
+// (native:SEED: jobs of the built-in circuit's partitions for a native key; no witness is sent)
 import fs from "node:fs";
 import path from "node:path";
 import grpc from "@grpc/grpc-js";
@@ -15,7 +16,8 @@ const def = protoLoader.loadSync("splitprove/v1/prover.proto", {
   includeDirs: [path.join(src, "proto")], keepCase: true, longs: String, enums: String, defaults: true, oneofs: true,
 });
 const v1 = grpc.loadPackageDefinition(def).splitprove.v1;
-const w = fs.readFileSync(wtnsPath);
+const native = wtnsPath.startsWith("native:") ? wtnsPath.slice(7) : null;
+const w = native ? Buffer.alloc(0) : fs.readFileSync(wtnsPath);
 const CHUNK = 1 << 20;
 
 const submitMs = [], e2eMs = [], errors = {};
@@ -32,6 +34,11 @@ function proveOnce(client) {
     });
     call.on("error", (e) => resolve({ code: e.code }));
     call.on("end", () => resolve({ t0, accepted, end: performance.now(), state }));
+    if (native) {
+      call.write({ header: { key_id: key, partitions: parts, native: { seed: native } } });
+      call.end();
+      return;
+    }
     call.write({ header: { key_id: key, partitions: parts, circom: { witness_bytes: Array(parts).fill(String(w.length)) } } });
     for (let p = 0; p < parts; p++)
       for (let off = 0; off < w.length; off += CHUNK)

@@ -207,7 +207,7 @@ Register reg([](CLI::App& app) {
   opt(c->add_option("--budget", a->budget,
                     "Host memory budget of each curve's engine, resident keys included (e.g. 40GiB; default: none)"),
       [](auto& f, auto& t) { t.budget = f.budget; });
-  opt(c->add_option("--window", a->d.window, "Partitions claimed at once (default: pw + gw + 2)"),
+  opt(c->add_option("--window", a->d.window, "Partitions claimed at once (default: pw + gw + 7: every pipeline slot and two more)"),
       [](auto& f, auto& t) { t.d.window = f.d.window; });
   opt(c->add_option("--max-pending-jobs", a->d.max_pending_jobs, "Queued + running jobs before Submit is refused")->capture_default_str(),
       [](auto& f, auto& t) { t.d.max_pending_jobs = f.d.max_pending_jobs; });

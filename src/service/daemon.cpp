@@ -219,7 +219,9 @@ std::string owner_name() {
 
 Daemon::Daemon(DaemonConfig cfg) : cfg_(std::move(cfg)) {
   cfg_.check();
-  if (cfg_.window == 0) cfg_.window = cfg_.synthesis_workers + cfg_.gpu_workers + 2;
+  // Enough claims to fill every slot of the pipeline (pw synthesis, the GPU queue, gw GPU workers,
+  // the G2 backlog and worker, the finalize backlog and finalizer) with two more reading inputs.
+  if (cfg_.window == 0) cfg_.window = cfg_.synthesis_workers + cfg_.gpu_workers + 7;
   std::error_code ec;
   if (!fs::is_directory(cfg_.key_dir, ec))
     throw Error(fmt::format("serve: key directory {}: not a directory", cfg_.key_dir));

@@ -37,7 +37,7 @@ struct DaemonConfig {
   std::uint32_t synthesis_workers = 2;
   std::uint32_t gpu_workers = 1;
   std::uint64_t budget = 0;       // host memory budget of each engine; 0: none
-  std::uint32_t window = 0;       // partitions claimed at once; 0: synthesis + gpu workers + 2
+  std::uint32_t window = 0;       // partitions claimed at once; 0: synthesis + gpu workers + 7
   std::uint32_t max_pending_jobs = 256;
   std::uint64_t max_spool_bytes = std::uint64_t(256) << 30;
   std::uint32_t max_partitions_per_job = 1024;
