@@ -17,7 +17,7 @@ BIN="$(realpath "${1:-$root/build/splitprove}")" K="${2:-14}" C="${3:-64}" S="${
 OUT="$root/bench/out/daemon-load"
 rm -rf "$OUT" && mkdir -p "$OUT/keys"
 SOCK="$OUT/state/splitprove.sock"
-"$BIN" serve --state-dir "$OUT/state" --key-dir "$OUT/keys" --pw 2 --budget "$BUDGET" \
+"$BIN" serve --state-dir "$OUT/state" --key-dir "$OUT/keys" --pw 2 --budget "$BUDGET" --http 127.0.0.1:0 \
   --max-pending-jobs 256 --input-retention-minutes 0 --gc-interval-s 5 2>"$OUT/daemon.log" &
 PID=$!
 trap 'kill -9 $PID 2>/dev/null || true' EXIT
@@ -31,6 +31,9 @@ KEY=$("$BIN" register-key --server "unix:$SOCK" --native "bls12-381:2^$K" --prel
 SAMPLER=$!
 node "$root/bench/daemon_load.mjs" "unix:$SOCK" "$root" "$KEY" native:7 "$C" "$S" "$P" | tee "$OUT/load.json"
 kill $SAMPLER 2>/dev/null || true
+HTTP=$(grep -o 'HTTP on 127.0.0.1:[0-9]*' "$OUT/daemon.log" | cut -d: -f2)
+python3 -c 'import sys, urllib.request; sys.stdout.write(urllib.request.urlopen(sys.argv[1]).read().decode())' \
+  "http://127.0.0.1:$HTTP/metrics" >"$OUT/metrics.txt"
 kill -TERM $PID && wait $PID
 trap - EXIT
 N=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["partitions"])' "$OUT/load.json")
@@ -55,5 +58,14 @@ print(f"daemon: {load['clients']} clients, jobs of {load['partitions_per_job']} 
       f"p99 {load['submit_ms']['p99']} ms; end-to-end p50 {load['end_to_end_ms']['p50']} ms p99 "
       f"{load['end_to_end_ms']['p99']} ms; RESOURCE_EXHAUSTED {load['resource_exhausted']}; other errors {load['errors'] or 'none'}")
 print(f"daemon RSS: max {max(rss) / 2**20:.0f} MiB over {len(rss)} samples; budget {budget}: {'under' if max(rss) <= cap else 'OVER'}")
+metrics = open(f"{out}/metrics.txt").read()
+means = []
+for st in ("synthesis", "gpu", "g2", "finalize"):
+    s_ = re.search(r'splitprove_stage_seconds_sum\{stage="%s"\} ([0-9.e+-]+)' % st, metrics)
+    c_ = re.search(r'splitprove_stage_seconds_count\{stage="%s"\} ([0-9.e+-]+)' % st, metrics)
+    if s_ and c_ and float(c_.group(1)) > 0:
+        means.append(f"{st} {float(s_.group(1)) / float(c_.group(1)):.3f} s")
+stages = re.search(r"stages \(mean\): (.*)", text)
+print(f"stage means: daemon {', '.join(means)}; in-process {stages.group(1) if stages else '?'}")
 print(f"in-process bench pipeline: {inproc} partitions/s; daemon / in-process = {load['partitions_per_s'] / inproc:.3f}")
 PY

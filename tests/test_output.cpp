@@ -19,6 +19,7 @@
 #include "splitprove/error.hpp"
 #include "util/limits.hpp"
 #include "util/output.hpp"
+#include "util/xml.hpp"
 
 namespace fs = std::filesystem;
 using splitprove::Error;
@@ -313,4 +314,9 @@ TEST(Limits, ThreadCountsAreBoundedByTheMachine) {
       error_of([] { util::check_thread_count(100000, "--synth-workers"); });
   EXPECT_NE(msg.find("--synth-workers = 100000: at most"), std::string::npos) << msg;
   EXPECT_GT(util::available_memory(), 0u);
+}
+
+TEST(XmlEscape, ReplacesTheFiveMarkupCharactersAndKeepsTheRest) {
+  EXPECT_EQ(splitprove::util::xml_escape(R"(a<b>&"c"'d' é)"), "a&lt;b&gt;&amp;&quot;c&quot;&apos;d&apos; é");
+  EXPECT_EQ(splitprove::util::xml_escape(""), "");
 }

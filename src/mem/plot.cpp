@@ -9,6 +9,7 @@
 #include "mem/units.hpp"
 #include "splitprove/error.hpp"
 #include "util/output.hpp"
+#include "util/xml.hpp"
 
 namespace splitprove::mem {
 namespace {
@@ -24,28 +25,7 @@ constexpr const char* kTagColors[kTagCount] = {
     "#bab0ac",  // other
 };
 
-std::string xml_escape(std::string_view s) {
-  std::string o;
-  for (char c : s) {
-    switch (c) {
-      case '&':
-        o += "&amp;";
-        break;
-      case '<':
-        o += "&lt;";
-        break;
-      case '>':
-        o += "&gt;";
-        break;
-      case '"':
-        o += "&quot;";
-        break;
-      default:
-        o += c;
-    }
-  }
-  return o;
-}
+using util::xml_escape;
 
 // A "nice" step (1, 2 or 5 × 10^k) giving about `target` ticks over `range`.
 double nice_step(double range, int target) {

@@ -16,6 +16,7 @@
 #include "splitprove/error.hpp"
 #include "util/output.hpp"
 #include "ec/curves.hpp"
+#include "util/xml.hpp"
 
 namespace splitprove::pipeline {
 namespace {
@@ -66,20 +67,7 @@ class DelayedG2 final : public G2Stage<E> {
   std::chrono::milliseconds d_;
 };
 
-std::string xml_escape(const std::string& s) {
-  std::string o;
-  for (char ch : s) {
-    if (ch == '<')
-      o += "&lt;";
-    else if (ch == '>')
-      o += "&gt;";
-    else if (ch == '&')
-      o += "&amp;";
-    else
-      o += ch;
-  }
-  return o;
-}
+using util::xml_escape;
 
 }  // namespace
 

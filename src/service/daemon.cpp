@@ -243,18 +243,42 @@ Daemon::Daemon(DaemonConfig cfg) : cfg_(std::move(cfg)) {
 
 Daemon::~Daemon() { stop(std::chrono::milliseconds(0)); }
 
-void Daemon::changed() {
+void Daemon::changed(const std::string& job_id) {
   {
     std::lock_guard lk(change_mu_);
-    ++changes_;
+    ++change_seq_;
+    if (job_id.empty()) {
+      for (auto& [j, n] : job_changes_) n = change_seq_;
+    } else {
+      job_changes_[job_id] = change_seq_;
+    }
   }
   change_cv_.notify_all();
 }
 
-std::uint64_t Daemon::wait_change(std::uint64_t seen, std::chrono::milliseconds timeout) {
+void Daemon::job_ended(const std::string& job_id) {
+  {
+    std::lock_guard lk(change_mu_);
+    job_changes_.erase(job_id);
+  }
+  change_cv_.notify_all();
+}
+
+std::uint64_t Daemon::job_changes(const std::string& job_id) {
+  std::lock_guard lk(change_mu_);
+  const auto it = job_changes_.find(job_id);
+  return it == job_changes_.end() ? 0 : it->second;
+}
+
+std::uint64_t Daemon::wait_job_change(const std::string& job_id, std::uint64_t seen,
+                                      std::chrono::milliseconds timeout) {
   std::unique_lock lk(change_mu_);
-  change_cv_.wait_for(lk, timeout, [&] { return changes_.load() != seen; });
-  return changes_.load();
+  auto now = [&] {
+    const auto it = job_changes_.find(job_id);
+    return it == job_changes_.end() ? 0 : it->second;
+  };
+  change_cv_.wait_for(lk, timeout, [&] { return now() != seen || !accepting_.load(); });
+  return now();
 }
 
 std::shared_ptr<Daemon::Loaded> Daemon::load(const std::string& key_id) {
@@ -581,7 +605,8 @@ JobRecord Daemon::cancel(const std::string& job_id, const std::string& reason) {
       }
   }
   for (auto& c : cancels) c();
-  changed();
+  changed(job_id);
+  job_ended(job_id);
   return *j;
 }
 
@@ -608,11 +633,14 @@ void Daemon::on_stage(int curve, std::uint64_t engine_job, std::string_view stag
     if (since >= 0) hist_->of(stage).Observe(double(t - since) / 1000.0);
     return;
   }
+  std::string job_id;
   {
     std::lock_guard lk(mu_);
     engine_stage_[{curve, engine_job}] = {std::string(stage), t};
+    for (const auto& [k, r] : running_)
+      if (r.curve == curve && r.engine_job == engine_job) job_id = k.first;
   }
-  changed();
+  if (!job_id.empty()) changed(job_id);
 }
 
 std::map<std::uint32_t, Daemon::RunningInfo> Daemon::running_partitions(const std::string& job_id) {
@@ -692,7 +720,7 @@ void Daemon::run_partition(const Claim& c) {
     }
     running_[key] = Running{c, now_ms(), nullptr, false};
   }
-  changed();
+  changed(c.job_id);
   auto finish = [&](const char* what, const std::string& detail) {
     std::fprintf(stderr, "serve: job %s partition %u attempt %u: %s%s%s\n", c.job_id.c_str(),
                  c.index, c.attempt, what, detail.empty() ? "" : ": ", detail.c_str());
@@ -814,7 +842,8 @@ void Daemon::run_partition(const Claim& c) {
     }
   }
   work_cv_.notify_all();
-  changed();
+  changed(c.job_id);
+  if (auto j = store_->get_job(c.job_id, false, false); !j || is_final(j->state)) job_ended(c.job_id);
 }
 
 void Daemon::collector() {
@@ -868,7 +897,7 @@ void Daemon::stop(std::chrono::milliseconds grace) {
     if (t.joinable()) t.join();
   threads_.clear();
   engines_->shutdown();
-  changed();
+  changed("");
 }
 
 }  // namespace splitprove::service

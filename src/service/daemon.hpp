@@ -135,10 +135,13 @@ class Daemon {
   std::optional<JobRecord> get_job(const std::string& job_id, bool with_results);
   JobPage list_jobs(std::optional<JobState> state, std::size_t page_size, const std::string& token);
 
-  // A counter that moves on every change of a job or partition; wait_change blocks until it
-  // differs from `seen` or the deadline passes (or the daemon stops). Returns the counter.
-  std::uint64_t changes() const { return changes_.load(); }
-  std::uint64_t wait_change(std::uint64_t seen, std::chrono::milliseconds timeout);
+  // A counter per job that moves on every change of the job or one of its partitions (claimed,
+  // a stage entered, committed, failed, cancelled); 0 once the job has ended. wait_job_change
+  // blocks until the job's counter differs from `seen`, the daemon stops, or the timeout passes;
+  // it returns the counter. (Await waits on its own job, not on every job's changes.)
+  std::uint64_t job_changes(const std::string& job_id);
+  std::uint64_t wait_job_change(const std::string& job_id, std::uint64_t seen,
+                                std::chrono::milliseconds timeout);
   // The partitions of a job claimed now: since when, and the engine stage each is in ("" before
   // its first stage starts; then "synthesis", "gpu", "g2" or "finalize").
   struct RunningInfo {
@@ -178,7 +181,8 @@ class Daemon {
   void run_partition(const Claim& c);
   std::shared_ptr<Loaded> load(const std::string& key_id);
   KeyInfo info_of(const KeyRecord& k);
-  void changed();
+  void changed(const std::string& job_id);  // job_id "": every job (stop)
+  void job_ended(const std::string& job_id);
 
   DaemonConfig cfg_;
   std::unique_ptr<JobStore> store_;
@@ -203,7 +207,8 @@ class Daemon {
 
   std::mutex change_mu_;
   std::condition_variable change_cv_;
-  std::atomic<std::uint64_t> changes_{0};
+  std::map<std::string, std::uint64_t> job_changes_;  // jobs with changes and not ended; bounded
+  std::uint64_t change_seq_ = 0;                       // by the pending jobs
 
   std::vector<std::thread> threads_;
   std::shared_ptr<prometheus::Registry> metrics_;

@@ -327,8 +327,9 @@ class ProverImpl final : public v1::Prover::Service {
     std::map<std::uint32_t, std::pair<v1::Stage, std::uint32_t>> sent;
     std::map<std::uint32_t, Millis> entered;  // when each partition entered the stage last sent
     bool first = true;
-    std::uint64_t seen = d_.changes();
     for (;;) {
+      // Read before the job, so a change made while it is read is not missed.
+      const std::uint64_t seen = d_.job_changes(job_id);
       auto j = d_.get_job(job_id, false);
       if (!j) throw NotFound(fmt::format("no job {}", job_id));
       const auto running = d_.running_partitions(job_id);
@@ -381,9 +382,9 @@ class ProverImpl final : public v1::Prover::Service {
         return Status::OK;
       }
       if (ctx->IsCancelled()) return Status(StatusCode::CANCELLED, "the client cancelled");
-      if (!d_.accepting() && d_.changes() == seen)
+      if (!d_.accepting())
         return Status(StatusCode::UNAVAILABLE, "the daemon is stopping: await again after it restarts");
-      seen = d_.wait_change(seen, std::chrono::milliseconds(500));
+      d_.wait_job_change(job_id, seen, std::chrono::milliseconds(500));
     }
   }
 
