@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <thread>
+#include <vector>
 
 #include "mem/buffer.hpp"
 #include "mem/plot.hpp"
@@ -74,6 +75,32 @@ TEST(MemSampler, RecordsRssBooksDeviceSourcesAndEvents) {
   EXPECT_TRUE(saw_device);
   EXPECT_GE(max_rss - min_rss, 24 * MiB) << "the 32 MiB buffer should show in RSS";
   EXPECT_EQ(tl.samples.back().budget_used, 0u);  // stop() takes a last sample
+}
+
+TEST(MemSampler, BoundedTimelineKeepsItsSpanBaselineAndPeak) {
+  SamplerOptions o{1ms, false};
+  o.max_samples = 16;
+  o.max_events = 8;
+  MemorySampler sampler(nullptr, o);
+  std::vector<char> big;
+  for (int i = 0; i < 200; ++i) {
+    if (i == 101) {
+      big.assign(64 * MiB, 1);  // the peak, in the middle of the run
+      for (std::size_t k = 0; k < big.size(); k += kPageSize) big[k] = 2;
+    }
+    sampler.sample_now();
+    if (i == 101) std::vector<char>().swap(big);
+    sampler.mark("e" + std::to_string(i));
+  }
+  const auto tl = sampler.timeline();
+  ASSERT_LT(tl.samples.size(), 16u);
+  ASSERT_GE(tl.samples.size(), 4u);
+  ASSERT_LT(tl.events.size(), 8u);
+  EXPECT_EQ(tl.events.back().label, "e199");  // the newest events stay
+  std::uint64_t peak = 0;
+  for (const auto& x : tl.samples) peak = std::max(peak, x.rss);
+  EXPECT_GE(peak, tl.samples.front().rss + 48 * MiB);  // the peak survived every thinning
+  for (std::size_t i = 1; i < tl.samples.size(); ++i) EXPECT_LE(tl.samples[i - 1].t, tl.samples[i].t);
 }
 
 TEST(MemSampler, RejectsAZeroInterval) {

@@ -43,6 +43,8 @@ void MemorySampler::mark(std::string_view label) {
   // Keep events in time order even if two threads race between now() and the lock.
   if (!tl_.events.empty() && t < tl_.events.back().t) t = tl_.events.back().t;
   tl_.events.push_back({t, std::string(label)});
+  if (opts_.max_events && tl_.events.size() >= opts_.max_events)
+    tl_.events.erase(tl_.events.begin(), tl_.events.begin() + std::ptrdiff_t(tl_.events.size() / 2));
 }
 
 void MemorySampler::sample_now() {
@@ -69,6 +71,18 @@ void MemorySampler::sample_now() {
   std::lock_guard lk(mu_);
   if (!tl_.samples.empty() && s.t < tl_.samples.back().t) s.t = tl_.samples.back().t;
   tl_.samples.push_back(std::move(s));
+  if (opts_.max_samples && tl_.samples.size() >= std::max<std::size_t>(opts_.max_samples, 4)) thin();
+}
+
+void MemorySampler::thin() {
+  auto& v = tl_.samples;
+  std::size_t peak = 0;
+  for (std::size_t i = 1; i < v.size(); ++i)
+    if (v[i].rss > v[peak].rss) peak = i;
+  std::size_t out = 0;
+  for (std::size_t i = 0; i < v.size(); ++i)
+    if (i % 2 == 0 || i == peak || i + 1 == v.size()) v[out++] = std::move(v[i]);
+  v.resize(out);
 }
 
 void MemorySampler::run(const std::stop_token& st) {

@@ -28,6 +28,12 @@ struct SamplerOptions {
   std::chrono::milliseconds interval{100};
   // smaps_rollup walks every mapping: exact anon/file split, costlier. Off: RSS only (statm).
   bool split_anon_file = true;
+  // Bounds for a sampler that runs for days (the daemon). 0: unbounded. At max_samples the
+  // timeline is thinned to every other sample (so it still spans the whole run at half the
+  // resolution), keeping the first sample (the baseline) and the highest-RSS one (the peak); at
+  // max_events the oldest half of the events is dropped.
+  std::size_t max_samples = 0;
+  std::size_t max_events = 0;
 };
 
 class MemorySampler {
@@ -60,6 +66,7 @@ class MemorySampler {
 
  private:
   void run(const std::stop_token& st);
+  void thin();  // with mu_ held: every other sample, the first, the peak and the last kept
 
   const MemoryBudget* budget_;
   SamplerOptions opts_;

@@ -19,6 +19,8 @@
 #include "io/json.hpp"
 #include "io/wtns.hpp"
 #include "io/zkey.hpp"
+#include "mem/plot.hpp"
+#include "mem/verdict.hpp"
 #include "pipeline/backend.hpp"
 #include "pipeline/circom_source.hpp"
 #include "pipeline/engine.hpp"
@@ -229,6 +231,15 @@ Daemon::Daemon(DaemonConfig cfg) : cfg_(std::move(cfg)) {
   recovery_ = store_->recover();
   owner_ = owner_name();
   started_at_ = now_ms();
+  {
+    mem::SamplerOptions so;
+    so.interval = std::chrono::milliseconds(1000);
+    so.split_anon_file = false;
+    so.max_samples = 4096;
+    so.max_events = 1024;
+    sampler_ = std::make_unique<mem::MemorySampler>(nullptr, so);
+    sampler_->start();
+  }
   metrics_ = std::make_shared<prometheus::Registry>();
   hist_ = std::make_unique<Histograms>(*metrics_);
   hist_->done = &hist_->partition.Add({}, Histograms::buckets());
@@ -680,6 +691,21 @@ DaemonStatus Daemon::status() {
       s.partitions.push_back({k.first, k.second, r.claim.attempt, r.since, stage});
     }
   }
+  try {
+    const auto tl = sampler_->timeline();
+    const auto v = mem::analyze(tl);
+    s.memory.verdict = std::string(mem::verdict_name(v.verdict));
+    s.memory.text = v.reason;
+    s.memory.rss = tl.samples.empty() ? 0 : tl.samples.back().rss;
+    s.memory.baseline = v.baseline;
+    s.memory.peak = v.peak;
+    s.memory.peak_at = started_at_ + Millis(v.peak_t * 1000);
+    s.memory.expected_peak = v.expected_peak.value_or(0);
+    s.memory.unaccounted_at_peak = v.unaccounted_at_peak;
+    s.memory.samples = v.samples;
+  } catch (const Error& e) {
+    s.memory.text = e.what();
+  }
   std::sort(s.partitions.begin(), s.partitions.end(),
             [](const auto& a, const auto& b) { return a.since < b.since; });
   for (const auto& k : list_keys())
@@ -846,6 +872,13 @@ void Daemon::run_partition(const Claim& c) {
   if (auto j = store_->get_job(c.job_id, false, false); !j || is_final(j->state)) job_ended(c.job_id);
 }
 
+std::string Daemon::memory_svg() {
+  const auto tl = sampler_->timeline();
+  mem::PlotOptions po;
+  po.title = "splitprove serve: memory since start";
+  return mem::render_svg(tl, mem::analyze(tl), po);
+}
+
 void Daemon::collector() {
   auto next = std::chrono::steady_clock::now();
   for (;;) {
@@ -897,6 +930,7 @@ void Daemon::stop(std::chrono::milliseconds grace) {
     if (t.joinable()) t.join();
   threads_.clear();
   engines_->shutdown();
+  if (sampler_) sampler_->stop();
   changed("");
 }
 

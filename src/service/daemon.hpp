@@ -22,6 +22,7 @@
 #include <thread>
 #include <vector>
 
+#include "mem/sampler.hpp"
 #include "service/store.hpp"
 
 namespace prometheus {
@@ -80,6 +81,14 @@ struct SubmitHeader {
 
 struct DaemonStatus {
   bool accepting = false;
+  // The memory timeline's verdict so far (mem::analyze over the daemon's bounded sampler).
+  struct Memory {
+    std::string verdict = "unknown";  // bounded | accumulation | leak | unknown
+    std::string text;
+    std::uint64_t rss = 0, baseline = 0, peak = 0, expected_peak = 0, samples = 0;
+    Millis peak_at = 0;
+    std::int64_t unaccounted_at_peak = 0;
+  } memory;
   Millis started_at = 0;
   Counts counts;
   std::uint32_t in_flight = 0, window = 0;
@@ -152,6 +161,8 @@ class Daemon {
   std::map<std::uint32_t, RunningInfo> running_partitions(const std::string& job_id);
 
   DaemonStatus status();
+  // The memory timeline since start as an SVG (RSS over time, baseline and peak marked).
+  std::string memory_svg();
   // The daemon's own metrics (stage and job latency histograms), for /metrics.
   std::shared_ptr<prometheus::Registry> metrics() const { return metrics_; }
   bool accepting() const { return accepting_.load(); }
@@ -211,6 +222,7 @@ class Daemon {
   std::uint64_t change_seq_ = 0;                       // by the pending jobs
 
   std::vector<std::thread> threads_;
+  std::unique_ptr<mem::MemorySampler> sampler_;  // RSS every second, bounded (4096 samples)
   std::shared_ptr<prometheus::Registry> metrics_;
   struct Histograms;
   std::unique_ptr<Histograms> hist_;

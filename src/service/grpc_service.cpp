@@ -205,8 +205,19 @@ void fill_status(Daemon& d_, v1::GetStatusResponse* resp) {
     f->set_gpu(-1);
   }
   for (const auto& k : s.resident_keys) fill_key(resp->add_resident_keys(), k);
-  resp->mutable_memory()->set_verdict(v1::MEMORY_VERDICT_CLASS_UNKNOWN);
-  resp->mutable_memory()->set_text("no memory timeline is sampled by this version");
+  auto* m = resp->mutable_memory();
+  m->set_verdict(s.memory.verdict == "bounded"        ? v1::MEMORY_VERDICT_CLASS_BOUNDED
+                 : s.memory.verdict == "accumulation" ? v1::MEMORY_VERDICT_CLASS_ACCUMULATING
+                 : s.memory.verdict == "leak"         ? v1::MEMORY_VERDICT_CLASS_LEAK
+                                                      : v1::MEMORY_VERDICT_CLASS_UNKNOWN);
+  m->set_text(s.memory.text);
+  m->set_rss_bytes(s.memory.rss);
+  m->set_baseline_bytes(s.memory.baseline);
+  m->set_peak_bytes(s.memory.peak);
+  set_time(m->mutable_peak_at(), s.memory.peak_at);
+  m->set_expected_peak_bytes(s.memory.expected_peak);
+  m->set_unaccounted_at_peak_bytes(s.memory.unaccounted_at_peak);
+  m->set_samples(s.memory.samples);
   resp->set_jobs_succeeded(s.jobs_succeeded);
   resp->set_jobs_failed(s.jobs_failed);
   resp->set_jobs_cancelled(s.jobs_cancelled);

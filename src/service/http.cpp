@@ -90,6 +90,14 @@ HttpServer::HttpServer(Daemon& daemon, const std::string& listen) : impl_(std::m
       res.set_content(e.what(), "text/plain");
     }
   });
+  srv.Get("/memory.svg", [this](const httplib::Request&, httplib::Response& res) {
+    try {
+      res.set_content(impl_->d.memory_svg(), "image/svg+xml");
+    } catch (const std::exception& e) {
+      res.status = 500;
+      res.set_content(e.what(), "text/plain");
+    }
+  });
   srv.Get("/healthz", [this](const httplib::Request&, httplib::Response& res) {
     const bool ok = impl_->d.accepting();
     res.status = ok ? 200 : 503;

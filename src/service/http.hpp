@@ -1,7 +1,8 @@
 #pragma once
 // The daemon's plain-HTTP side (a separate port from gRPC): GET /metrics (Prometheus text
 // exposition: jobs and partitions by state, stage latencies as histograms, queue depths, budget,
-// RSS), GET /status (GetStatus as JSON) and GET /healthz. Loopback addresses only, as for gRPC.
+// RSS), GET /status (GetStatus as JSON), GET /memory.svg (the memory timeline since start, with
+// its verdict) and GET /healthz. Loopback addresses only, as for gRPC.
 #include <memory>
 #include <string>
 

@@ -87,7 +87,10 @@ e2e)
   get /status | python3 -c 'import json, sys; s = json.load(sys.stdin); assert s["accepting"] and s["jobs_succeeded"] == "3", s' \
     || fail "GET /status"
   [[ "$(get /healthz)" == serving ]] || fail "GET /healthz"
-  echo "ok: /metrics, /status, /healthz"
+  get /memory.svg | head -c 200 | grep -q "<svg" || fail "GET /memory.svg"
+  get /status | python3 -c 'import json, sys; m = json.load(sys.stdin)["memory"]; assert int(m["samples"]) >= 1 and int(m["peak_bytes"]) > 0, m' \
+    || fail "GetStatus has no memory timeline"
+  echo "ok: /metrics, /status, /memory.svg, /healthz"
   if [[ -d "$SRC/node_modules/@grpc/grpc-js" && -d "$SRC/node_modules/snarkjs" ]]; then
     npx --prefix "$SRC" snarkjs groth16 verify "$W/bls.vkey.json" "$W/out-bls/public_0.json" "$W/out-bls/proof_0.json" 2>&1 | grep -q "OK" \
       || fail "snarkjs rejects the CLI's BLS12-381 proof"
