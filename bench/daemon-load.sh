@@ -29,7 +29,7 @@ KEY=$("$BIN" register-key --server "unix:$SOCK" --native "bls12-381:2^$K" --prel
    echo "$(date +%s.%N) $(awk '/VmRSS/ {print $2 * 1024}' /proc/$PID/status 2>/dev/null)"; sleep 0.1
  done) >"$OUT/rss.tsv" &
 SAMPLER=$!
-node "$root/bench/daemon_load.mjs" "unix:$SOCK" "$root" "$KEY" native:7 "$C" "$S" "$P" | tee "$OUT/load.json"
+/usr/bin/time -f "load client CPU: %U s user, %S s sys" -o "$OUT/client-cpu.txt" node "$root/bench/daemon_load.mjs" "unix:$SOCK" "$root" "$KEY" native:7 "$C" "$S" "$P" | tee "$OUT/load.json"
 kill $SAMPLER 2>/dev/null || true
 HTTP=$(grep -o 'HTTP on 127.0.0.1:[0-9]*' "$OUT/daemon.log" | cut -d: -f2)
 python3 -c 'import sys, urllib.request; sys.stdout.write(urllib.request.urlopen(sys.argv[1]).read().decode())' \
@@ -67,5 +67,6 @@ for st in ("synthesis", "gpu", "g2", "finalize"):
         means.append(f"{st} {float(s_.group(1)) / float(c_.group(1)):.3f} s")
 stages = re.search(r"stages \(mean\): (.*)", text)
 print(f"stage means: daemon {', '.join(means)}; in-process {stages.group(1) if stages else '?'}")
+print(open(f"{out}/client-cpu.txt").read().strip() + f" over {load['wall_s']} s of wall time")
 print(f"in-process bench pipeline: {inproc} partitions/s; daemon / in-process = {load['partitions_per_s'] / inproc:.3f}")
 PY
