@@ -31,7 +31,7 @@ KEY=$("$BIN" register-key --server "unix:$SOCK" --native "bls12-381:2^$K" --prel
 SAMPLER=$!
 /usr/bin/time -f "load client CPU: %U s user, %S s sys" -o "$OUT/client-cpu.txt" node "$root/bench/daemon_load.mjs" "unix:$SOCK" "$root" "$KEY" native:7 "$C" "$S" "$P" | tee "$OUT/load.json"
 kill $SAMPLER 2>/dev/null || true
-HTTP=$(grep -o 'HTTP on 127.0.0.1:[0-9]*' "$OUT/daemon.log" | cut -d: -f2)
+HTTP=$(grep -o 'http=127.0.0.1:[0-9]*' "$OUT/daemon.log" | cut -d: -f2)
 python3 -c 'import sys, urllib.request; sys.stdout.write(urllib.request.urlopen(sys.argv[1]).read().decode())' \
   "http://127.0.0.1:$HTTP/metrics" >"$OUT/metrics.txt"
 kill -TERM $PID && wait $PID

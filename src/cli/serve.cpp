@@ -19,6 +19,7 @@
 #include "service/daemon.hpp"
 #include "service/grpc_service.hpp"
 #include "service/http.hpp"
+#include "service/log.hpp"
 #include "splitprove/error.hpp"
 #ifdef SPLITPROVE_HAVE_CUDA
 #include "cuda/stage.hpp"
@@ -148,34 +149,29 @@ void run_serve(ServeArgs a) {
   service::Server server(daemon, sc);
   std::unique_ptr<service::HttpServer> http;
   if (!a.http.empty()) http = std::make_unique<service::HttpServer>(daemon, a.http);
-  std::string where;
+  std::string grpc_addrs;
   std::size_t tcp = 0;
   for (const auto& l : a.listen) {
-    if (!where.empty()) where += ", ";
-    if (l.starts_with("unix:")) {
-      where += l;
-    } else {
-      where += l.substr(0, l.rfind(':') + 1) + std::to_string(server.ports()[tcp++]);
-    }
+    if (!grpc_addrs.empty()) grpc_addrs += ',';
+    grpc_addrs += l.starts_with("unix:") ? l : l.substr(0, l.rfind(':') + 1) + std::to_string(server.ports()[tcp++]);
   }
-  if (http) where += fmt::format("; HTTP on {}:{}", a.http.substr(0, a.http.rfind(':')), http->port());
-  std::fprintf(stderr,
-               "serve: listening on %s; state %s, keys %s; %u synthesis and %u GPU workers, %u "
-               "partitions at once; recovered: %u partitions queued again, %u failed, %u spool "
-               "entries removed\n",
-               where.c_str(), a.d.store.state_dir.c_str(), a.d.key_dir.c_str(), a.d.synthesis_workers,
-               a.d.gpu_workers, daemon.config().window, r.requeued, r.failed,
-               r.spool_removed + r.temporaries_removed);
-  std::fflush(stderr);
+  service::log_event(
+      spdlog::level::info, "serving",
+      {{"listen", grpc_addrs},
+       {"http", http ? fmt::format("{}:{}", a.http.substr(0, a.http.rfind(':')), http->port()) : ""},
+       {"state_dir", a.d.store.state_dir}, {"key_dir", a.d.key_dir}, {"backend", a.d.backend},
+       {"synthesis_workers", std::to_string(a.d.synthesis_workers)}, {"gpu_workers", std::to_string(a.d.gpu_workers)},
+       {"window", std::to_string(daemon.config().window)}, {"requeued", std::to_string(r.requeued)},
+       {"failed", std::to_string(r.failed)}, {"spool_removed", std::to_string(r.spool_removed + r.temporaries_removed)}});
   int sig = 0;
   sigwait(&set, &sig);
-  std::fprintf(stderr, "serve: %s: stopping (in-flight partitions get %.0f s)\n",
-               sig == SIGTERM ? "SIGTERM" : "SIGINT", a.grace_s);
+  service::log_event(spdlog::level::info, "stopping",
+                     {{"signal", sig == SIGTERM ? "SIGTERM" : "SIGINT"}, {"grace_s", fmt::format("{}", a.grace_s)}});
   const auto grace = std::chrono::milliseconds(std::int64_t(a.grace_s * 1000));
   if (http) http->stop();
   server.shutdown(std::chrono::milliseconds(2000));
   daemon.stop(grace);
-  std::fprintf(stderr, "serve: stopped\n");
+  service::log_event(spdlog::level::info, "stopped", {});
 }
 
 Register reg([](CLI::App& app) {

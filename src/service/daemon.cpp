@@ -25,6 +25,7 @@
 #include "pipeline/circom_source.hpp"
 #include "pipeline/engine.hpp"
 #include "service/errors.hpp"
+#include "service/log.hpp"
 #include "util/limits.hpp"
 #include "zk/setup.hpp"
 
@@ -428,7 +429,8 @@ std::pair<KeyInfo, bool> Daemon::register_native_key(const std::string& curve_na
   k.registered_at = now_ms();
   k.native_log2 = log2;
   store_->put_key(k);
-  std::fprintf(stderr, "serve: native key %s-2^%u made: %s\n", curve_name.c_str(), log2, k.key_id.c_str());
+  log_event(spdlog::level::info, "native_key_made",
+            {{"curve", curve_name}, {"log2", std::to_string(log2)}, {"key", k.key_id}});
   if (preload) load(k.key_id);
   return {info_of(*store_->get_key(k.key_id)), false};
 }
@@ -618,6 +620,7 @@ JobRecord Daemon::cancel(const std::string& job_id, const std::string& reason) {
   for (auto& c : cancels) c();
   changed(job_id);
   job_ended(job_id);
+  log_event(spdlog::level::info, "job_cancelled", {{"job", job_id}, {"reason", reason}});
   return *j;
 }
 
@@ -725,7 +728,7 @@ void Daemon::driver() {
     try {
       claims = store_->next_partitions(1, owner_);
     } catch (const std::exception& e) {
-      std::fprintf(stderr, "serve: claiming a partition failed: %s\n", e.what());
+      log_event(spdlog::level::err, "claim_failed", {{"error", e.what()}});
     }
     if (claims.empty()) {
       std::unique_lock lk(mu_);
@@ -747,11 +750,13 @@ void Daemon::run_partition(const Claim& c) {
     running_[key] = Running{c, now_ms(), nullptr, false};
   }
   changed(c.job_id);
-  auto finish = [&](const char* what, const std::string& detail) {
-    std::fprintf(stderr, "serve: job %s partition %u attempt %u: %s%s%s\n", c.job_id.c_str(),
-                 c.index, c.attempt, what, detail.empty() ? "" : ": ", detail.c_str());
-  };
   const Millis started = now_ms();
+  auto finish = [&](const char* what, const std::string& detail) {
+    log_event(detail.empty() || std::string_view(what) == "partition_done" ? spdlog::level::info : spdlog::level::warn,
+              what,
+              {{"job", c.job_id}, {"partition", std::to_string(c.index)}, {"attempt", std::to_string(c.attempt)},
+               {"seconds", fmt::format("{:.3f}", double(now_ms() - started) / 1000.0)}, {"detail", detail}});
+  };
   bool final_failure = false;
   std::string error;
   bool ok = false;
@@ -831,7 +836,7 @@ void Daemon::run_partition(const Claim& c) {
   try {
     if (ok) {
       if (store_->commit_partition_result(c, proof_json, public_json)) {
-        finish("done", "");
+        finish("partition_done", "");
         hist_->done->Observe(double(now_ms() - started) / 1000.0);
         const auto j = store_->get_job(c.job_id, false, false);
         std::lock_guard lk(mu_);
@@ -841,13 +846,13 @@ void Daemon::run_partition(const Claim& c) {
             j->finished_at)
           ++jobs_succeeded_;
       } else {
-        finish("result discarded", "the claim no longer holds (job cancelled or failed)");
+        finish("partition_discarded", "the claim no longer holds (job cancelled or failed)");
       }
     } else if (cancelled && stopping) {
       store_->release(c);
-      finish("released", "the daemon is stopping");
+      finish("partition_released", "the daemon is stopping");
     } else if (cancelled) {
-      finish("dropped", "job cancelled");
+      finish("partition_dropped", "job cancelled");
     } else {
       // An input's fault (bad witness, unsatisfied constraint, proof that does not verify) fails
       // its job; anything else is retried up to max_attempts.
@@ -855,7 +860,7 @@ void Daemon::run_partition(const Claim& c) {
         std::lock_guard lk(mu_);
         ++jobs_failed_;
       }
-      finish(final_failure ? "FAILED" : "failed (will retry)", error);
+      finish(final_failure ? "partition_failed" : "partition_retry", error);
     }
   } catch (const std::exception& e) {
     finish("store error", e.what());
@@ -869,7 +874,21 @@ void Daemon::run_partition(const Claim& c) {
   }
   work_cv_.notify_all();
   changed(c.job_id);
-  if (auto j = store_->get_job(c.job_id, false, false); !j || is_final(j->state)) job_ended(c.job_id);
+  if (auto j = store_->get_job(c.job_id, false, false); !j || is_final(j->state)) {
+    bool first = false;
+    {
+      std::lock_guard lk(change_mu_);
+      first = job_changes_.count(c.job_id) > 0;  // the first partition to see the end logs it
+    }
+    job_ended(c.job_id);
+    if (j && first)
+      log_event(j->state == JobState::succeeded ? spdlog::level::info : spdlog::level::warn, "job_finished",
+                {{"job", c.job_id}, {"state", to_string(j->state)},
+                 {"partitions_done", std::to_string(j->partitions_done)},
+                 {"partitions", std::to_string(j->partition_count)},
+                 {"seconds", fmt::format("{:.3f}", double(j->finished_at.value_or(now_ms()) - j->created_at) / 1000.0)},
+                 {"error", j->error}});
+  }
 }
 
 std::string Daemon::memory_svg() {
@@ -891,10 +910,10 @@ void Daemon::collector() {
       const auto r = store_->collect(t - Millis(cfg_.input_retention_minutes) * 60'000,
                                      t - Millis(cfg_.job_retention_hours) * 3'600'000);
       if (r.inputs_removed || r.jobs_deleted)
-        std::fprintf(stderr, "serve: collected the inputs of %u jobs and %u finished jobs\n",
-                     r.inputs_removed, r.jobs_deleted);
+        log_event(spdlog::level::info, "collected",
+                  {{"inputs", std::to_string(r.inputs_removed)}, {"jobs", std::to_string(r.jobs_deleted)}});
     } catch (const std::exception& e) {
-      std::fprintf(stderr, "serve: collection failed: %s\n", e.what());
+      log_event(spdlog::level::err, "collection_failed", {{"error", e.what()}});
     }
     next = std::chrono::steady_clock::now() + std::chrono::seconds(cfg_.gc_interval_s);
   }

@@ -12,6 +12,7 @@
 
 #include "service/daemon.hpp"
 #include "service/errors.hpp"
+#include "service/log.hpp"
 #include "splitprove/v1/prover.grpc.pb.h"
 
 namespace splitprove::service {
@@ -320,8 +321,10 @@ class ProverImpl final : public v1::Prover::Service {
     resp->set_job_id(job.job_id);
     resp->set_deduplicated(!created);
     fill_job(resp->mutable_job(), job, d_, false, false);
-    std::fprintf(stderr, "serve: job %s accepted (%u partitions, key %.12s)\n", job.job_id.c_str(),
-                 job.partition_count, job.key_id.c_str());
+    if (created)
+      log_event(spdlog::level::info, "job_accepted",
+                {{"job", job.job_id}, {"partitions", std::to_string(job.partition_count)}, {"key", job.key_id},
+                 {"priority", std::to_string(job.priority)}, {"idempotency_key", job.idempotency_key.value_or("")}});
   }
 
   Status Submit(ServerContext*, grpc::ServerReader<v1::SubmitRequest>* reader,

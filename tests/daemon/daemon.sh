@@ -54,7 +54,7 @@ e2e)
   out=$("$BIN" serve --config "$W/bad.toml" 2>&1); rc=$?
   [[ $rc == 1 && "$out" == *"[store] state_dirr: unknown key"* ]] || fail "unknown config key: rc $rc: $out"
   start --http 127.0.0.1:0
-  HTTP=$(grep -o 'HTTP on 127.0.0.1:[0-9]*' "$W/daemon.log" | tail -1 | cut -d: -f2)
+  HTTP=$(grep -o 'http=127.0.0.1:[0-9]*' "$W/daemon.log" | tail -1 | cut -d: -f2)
   get() { python3 -c 'import sys, urllib.request; sys.stdout.write(urllib.request.urlopen(sys.argv[1]).read().decode())' "http://127.0.0.1:$HTTP$1"; }
   KBLS=$("$BIN" register-key --server "$S" bls.zkey) || fail "register-key bls.zkey"
   KBN=$("$BIN" register-key --server "$S" bn.zkey --preload) || fail "register-key bn.zkey"
@@ -121,7 +121,7 @@ crash)
   for k in 1 2 3; do
     sleep "0.$((RANDOM % 9 + 1))"
     kill9
-    echo "SIGKILL $k ($(grep -c ': done' "$W/daemon.log") partitions committed so far)"
+    echo "SIGKILL $k ($(grep -c 'event=partition_done' "$W/daemon.log") partitions committed so far)"
     start --max-attempts 6
   done
   # SIGKILL while a Submit streams: the client gets an id (the job exists) or an error (no job).
@@ -155,12 +155,12 @@ crash)
     done
   done
   # No partition was committed twice: one "done" line per partition over every run's log.
-  dups=$(grep -o 'job [0-9a-f-]* partition [0-9]* attempt [0-9]*: done' "$W/daemon.log" | awk '{print $2, $4}' | sort | uniq -d)
+  dups=$(grep -o 'event=partition_done job=[0-9a-f-]* partition=[0-9]*' "$W/daemon.log" | sort | uniq -d)
   [[ -z "$dups" ]] || fail "partitions committed twice: $dups"
   total=$(( $(IFS=+; echo "${NPART[*]}") ))
-  committed=$(grep -c ': done' "$W/daemon.log")
+  committed=$(grep -c 'event=partition_done' "$W/daemon.log")
   [[ "$committed" -le "$total" ]] || fail "$committed commits for $total partitions"
-  requeued=$(grep -o 'recovered: [0-9]* partitions queued again' "$W/daemon.log" | awk '{s += $2} END {print s + 0}')
+  requeued=$(grep -o 'requeued=[0-9]*' "$W/daemon.log" | cut -d= -f2 | awk '{s += $1} END {print s + 0}')
   # The spool empties once the inputs' retention (0 minutes here) has passed.
   for _ in $(seq 1 50); do
     [[ -z "$(find "$W/state/spool" -mindepth 1 -print -quit)" ]] && break
