@@ -5,7 +5,8 @@
 #   bench/daemon-load.sh [splitprove] [K] [clients] [seconds] [budget] [partitions per job]
 #     defaults: build/splitprove, 14, 64, 60, 4GiB, 4
 #
-# 1. The daemon (--pw 2, --budget B, backend auto) takes C concurrent node clients, each proving
+# 1. The daemon (--pw 2, --budget B, backend auto) takes C concurrent clients (`splitprove load`:
+#    one thread and one channel each), each proving
 #    jobs of P partitions of the built-in PoRep-shaped circuit (BLS12-381, 2^K) back to back for
 #    S seconds (Prove: submit + await); its RSS is sampled every 100 ms from /proc.
 # 2. In process, `bench pipeline` proves the same circuit with the same workers, backend and
@@ -29,7 +30,8 @@ KEY=$("$BIN" register-key --server "unix:$SOCK" --native "bls12-381:2^$K" --prel
    echo "$(date +%s.%N) $(awk '/VmRSS/ {print $2 * 1024}' /proc/$PID/status 2>/dev/null)"; sleep 0.1
  done) >"$OUT/rss.tsv" &
 SAMPLER=$!
-/usr/bin/time -f "load client CPU: %U s user, %S s sys" -o "$OUT/client-cpu.txt" node "$root/bench/daemon_load.mjs" "unix:$SOCK" "$root" "$KEY" native:7 "$C" "$S" "$P" | tee "$OUT/load.json"
+/usr/bin/time -f "load client CPU: %U s user, %S s sys" -o "$OUT/client-cpu.txt" \
+  "$BIN" load --server "unix:$SOCK" --key "$KEY" --native-seed 7 --partitions "$P" --clients "$C" --seconds "$S" | tee "$OUT/load.json"
 kill $SAMPLER 2>/dev/null || true
 HTTP=$(grep -o 'http=127.0.0.1:[0-9]*' "$OUT/daemon.log" | cut -d: -f2)
 python3 -c 'import sys, urllib.request; sys.stdout.write(urllib.request.urlopen(sys.argv[1]).read().decode())' \

@@ -6,7 +6,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 bash scripts/setup.sh
 build="${SPLITPROVE_TEST_BUILD:-build-test}"
-cmake -S . -B "$build" -G Ninja -DCMAKE_CXX_COMPILER="${CXX:-clang++}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSPLITPROVE_SANITIZE=ON -DSPLITPROVE_BENCH=OFF
+cmake -S . -B "$build" -G Ninja -DCMAKE_CXX_COMPILER="${CXX:-clang++}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSPLITPROVE_SANITIZE=ON -DSPLITPROVE_BENCH=OFF -DSPLITPROVE_DAEMON=ON
 cmake --build "$build"
 ctest --test-dir "$build" --output-on-failure -j "$(nproc)"
 # A short bounded fuzz run of every reader (libFuzzer + ASan/UBSan; clang only).

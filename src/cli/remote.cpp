@@ -11,11 +11,13 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <optional>
 
 #include "cli/command.hpp"
 #include "cli/progress.hpp"
+#include "cli/remote.hpp"
 #include "splitprove/error.hpp"
 #include "splitprove/v1/prover.grpc.pb.h"
 #include "util/output.hpp"
@@ -24,7 +26,9 @@ namespace splitprove::cli {
 namespace {
 namespace v1 = ::splitprove::v1;
 
-constexpr std::size_t kChunk = 1u << 20;
+}  // namespace
+
+namespace remote {
 
 const char* code_name(grpc::StatusCode c) {
   switch (c) {
@@ -39,6 +43,7 @@ const char* code_name(grpc::StatusCode c) {
     case grpc::StatusCode::UNIMPLEMENTED: return "UNIMPLEMENTED";
     case grpc::StatusCode::INTERNAL: return "INTERNAL";
     case grpc::StatusCode::UNAVAILABLE: return "UNAVAILABLE";
+    case grpc::StatusCode::UNAUTHENTICATED: return "UNAUTHENTICATED";
     default: return "ERROR";
   }
 }
@@ -47,23 +52,48 @@ void check(const grpc::Status& s, const std::string& what) {
   if (!s.ok()) throw Error(fmt::format("{}: {}: {}", what, code_name(s.error_code()), s.error_message()));
 }
 
-struct Conn {
-  std::string server;
-  std::unique_ptr<v1::Prover::Stub> stub() const {
-    std::string addr = server;
-    if (addr.empty()) {
-      const char* env = std::getenv("SPLITPROVE_SERVER");
-      if (!env || !*env) throw Error("no daemon address: give --server ADDR (unix:PATH or HOST:PORT) or set SPLITPROVE_SERVER");
-      addr = env;
+namespace {
+std::string setting(const std::string& given, const char* env) {
+  if (!given.empty()) return given;
+  const char* e = std::getenv(env);
+  return e ? e : "";
+}
+
+std::string read_text(const std::string& path, const char* what) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(fmt::format("{} {}: cannot be read", what, path));
+  std::string s((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (s.size() > (1u << 20)) throw Error(fmt::format("{} {}: more than 1 MiB", what, path));
+  return s;
+}
+}  // namespace
+
+std::unique_ptr<v1::Prover::Stub> Conn::stub() const {
+  const std::string addr = setting(server, "SPLITPROVE_SERVER");
+  if (addr.empty()) throw Error("no daemon address: give --server ADDR (unix:PATH or HOST:PORT) or set SPLITPROVE_SERVER");
+  const std::string ca = setting(tls_ca, "SPLITPROVE_TLS_CA"), tok = setting(token_file, "SPLITPROVE_TOKEN_FILE");
+  std::shared_ptr<grpc::ChannelCredentials> creds = grpc::InsecureChannelCredentials();
+  if (!ca.empty()) {
+    grpc::SslCredentialsOptions o;
+    o.pem_root_certs = read_text(ca, "--tls-ca");
+    creds = grpc::SslCredentials(o);
+    if (!tok.empty()) {
+      std::string t = read_text(tok, "--token-file");
+      while (!t.empty() && (t.back() == '\n' || t.back() == '\r' || t.back() == ' ')) t.pop_back();
+      creds = grpc::CompositeChannelCredentials(creds, grpc::AccessTokenCredentials(t));
     }
-    grpc::ChannelArguments args;
-    args.SetMaxReceiveMessageSize(64 << 20);
-    return v1::Prover::NewStub(grpc::CreateCustomChannel(addr, grpc::InsecureChannelCredentials(), args));
+  } else if (!tok.empty()) {
+    throw Error("--token-file needs --tls-ca: a bearer token is sent only over TLS");
   }
-};
+  grpc::ChannelArguments args;
+  args.SetMaxReceiveMessageSize(64 << 20);
+  return v1::Prover::NewStub(grpc::CreateCustomChannel(addr, creds, args));
+}
 
 void add_server(CLI::App* c, Conn& conn) {
   c->add_option("--server", conn.server, "The daemon: unix:PATH or HOST:PORT (default: $SPLITPROVE_SERVER)");
+  c->add_option("--tls-ca", conn.tls_ca, "PEM roots of the daemon's TLS certificate: connect over TLS (default: $SPLITPROVE_TLS_CA)");
+  c->add_option("--token-file", conn.token_file, "The bearer token to send, over TLS (default: $SPLITPROVE_TOKEN_FILE)");
 }
 
 std::string to_json(const google::protobuf::Message& m) {
@@ -74,6 +104,11 @@ std::string to_json(const google::protobuf::Message& m) {
   (void)google::protobuf::util::MessageToJsonString(m, &out, o);
   return out;
 }
+
+}  // namespace remote
+
+namespace {
+using namespace remote;
 
 // Writes the results of a finished job to out_dir as proof_<i>.json and public_<i>.json (each pair
 // together, atomically); returns the number written.
@@ -93,6 +128,14 @@ struct Results {
   }
 };
 
+// A stage as a word for the progress line.
+std::string stage_word(v1::Stage s) {
+  std::string n = v1::Stage_Name(s);
+  if (n.starts_with("STAGE_")) n = n.substr(6);
+  for (auto& ch : n) ch = char(std::tolower(static_cast<unsigned char>(ch)));
+  return n;
+}
+
 // Follows a JobEvent stream to its end; throws when the job did not succeed.
 template <class Stream>
 void follow(Stream& stream, Results& results, bool quiet) {
@@ -101,6 +144,7 @@ void follow(Stream& stream, Results& results, bool quiet) {
   std::map<std::uint32_t, v1::Stage> stages;
   std::optional<v1::JobResult> result;
   std::string job_id;
+  auto t_start = std::chrono::steady_clock::now();
   while (stream->Read(&ev)) {
     if (ev.has_accepted()) {
       job_id = ev.accepted().job_id();
@@ -110,9 +154,18 @@ void follow(Stream& stream, Results& results, bool quiet) {
       const auto& p = ev.progress();
       stages[p.partition()] = p.stage();
       std::size_t done = 0;
-      for (const auto& [i, s] : stages) done += s == v1::STAGE_DONE;
-      bar.update(fmt::format("{}/{} partitions done", done, stages.size()).c_str(),
-                 stages.empty() ? 0.0 : double(done) / double(stages.size()));
+      std::map<v1::Stage, std::size_t> at;
+      for (const auto& [i, s] : stages) {
+        done += s == v1::STAGE_DONE;
+        if (s != v1::STAGE_DONE && s != v1::STAGE_QUEUED) ++at[s];
+      }
+      const std::size_t total = stages.size();  // the first events are a snapshot of every partition
+      // The ETA: the pace of the partitions done so far, over those left.
+      const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+      std::string line = fmt::format("{}/{} done", done, total);
+      for (const auto& [st, n] : at) line += fmt::format(", {} {}", n, stage_word(st));
+      if (done > 0 && done < total) line += fmt::format(", ETA {:.0f}s", secs / double(done) * double(total - done));
+      bar.update(line.c_str(), total == 0 ? 0.0 : double(done) / double(total));
       if (p.stage() == v1::STAGE_FAILED && !quiet)
         std::fprintf(stderr, "%sawait: partition %u failed: %s\n", bar.clear_line(), p.partition(),
                      p.error().c_str());
@@ -137,53 +190,6 @@ void follow(Stream& stream, Results& results, bool quiet) {
   if (r.state() != v1::JOB_STATE_SUCCEEDED)
     throw Error(fmt::format("job {} {}: {}", r.job_id(), r.state() == v1::JOB_STATE_CANCELLED ? "cancelled" : "failed",
                             r.error()));
-}
-
-struct SubmitArgs {
-  Conn conn;
-  std::string key, idem, out_dir;
-  std::int32_t priority = 0;
-  std::optional<std::uint64_t> native_seed;
-  std::uint32_t partitions = 0;
-  std::vector<std::string> witnesses;
-  bool wait = false, quiet = false;
-};
-
-template <class Stream>
-void send_job(Stream& stream, const SubmitArgs& a) {
-  v1::SubmitRequest req;
-  auto* h = req.mutable_header();
-  h->set_key_id(a.key);
-  h->set_idempotency_key(a.idem);
-  h->set_priority(a.priority);
-  if (a.native_seed) {
-    h->set_partitions(a.partitions);
-    h->mutable_native()->set_seed(*a.native_seed);
-    stream->Write(req);
-    stream->WritesDone();
-    return;
-  }
-  h->set_partitions(std::uint32_t(a.witnesses.size()));
-  for (const auto& w : a.witnesses) h->mutable_circom()->add_witness_bytes(std::filesystem::file_size(w));
-  if (!stream->Write(req)) return;  // the server answered already (an error, or a deduplicated job)
-  std::vector<char> buf(kChunk);
-  for (std::size_t i = 0; i < a.witnesses.size(); ++i) {
-    std::ifstream in(a.witnesses[i], std::ios::binary);
-    if (!in) throw Error(fmt::format("{}: cannot open", a.witnesses[i]));
-    std::uint64_t off = 0;
-    while (in) {
-      in.read(buf.data(), std::streamsize(buf.size()));
-      const auto n = std::size_t(in.gcount());
-      if (n == 0) break;
-      v1::SubmitRequest c;
-      c.mutable_chunk()->set_partition(std::uint32_t(i));
-      c.mutable_chunk()->set_offset(off);
-      c.mutable_chunk()->set_data(buf.data(), n);
-      off += n;
-      if (!stream->Write(c)) return;
-    }
-  }
-  stream->WritesDone();
 }
 
 void run_submit(const SubmitArgs& a) {

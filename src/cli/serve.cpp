@@ -32,6 +32,7 @@ struct ServeArgs {
   service::DaemonConfig d;
   std::vector<std::string> listen;
   std::string http;  // loopback HOST:PORT for /metrics and /status; "" = none
+  std::string tls_cert, tls_key, token_file;  // TLS and a bearer token for TCP addresses
   std::string budget, max_spool = "256GiB", max_witness = "64GiB";
   double grace_s = 30;
 };
@@ -96,6 +97,9 @@ void load_config(const std::string& path, ServeArgs& a) {
            for (const auto& e : *arr) a.listen.push_back(str(e, s, k));
          }},
         {"http", [&](auto& n, auto s, auto k) { a.http = str(n, s, k); }},
+        {"tls_cert", [&](auto& n, auto s, auto k) { a.tls_cert = str(n, s, k); }},
+        {"tls_key", [&](auto& n, auto s, auto k) { a.tls_key = str(n, s, k); }},
+        {"token_file", [&](auto& n, auto s, auto k) { a.token_file = str(n, s, k); }},
         {"grace_s",
          [&](auto& n, auto s, auto k) {
            auto v = n.template value<double>();
@@ -131,7 +135,13 @@ void run_serve(ServeArgs a) {
   if (a.grace_s < 0 || a.grace_s > 86400) throw Error(fmt::format("serve: --grace-s {}: 0..86400", a.grace_s));
   if (a.listen.empty())
     a.listen.push_back("unix:" + (std::filesystem::path(a.d.store.state_dir) / "splitprove.sock").string());
-  for (const auto& l : a.listen) service::check_listen_address(l);
+  service::ServerConfig sc;
+  sc.listen = a.listen;
+  sc.tls_cert_file = a.tls_cert;
+  sc.tls_key_file = a.tls_key;
+  sc.token_file = a.token_file;
+  sc.check();
+  for (const auto& l : a.listen) service::check_listen_address(l, sc.secure());
   a.d.check();
   // Signals are taken by this thread (sigwait), not by handlers: blocked before any thread starts.
   sigset_t set;
@@ -144,8 +154,6 @@ void run_serve(ServeArgs a) {
 #endif
   service::Daemon daemon(a.d);
   const auto& r = daemon.recovery();
-  service::ServerConfig sc;
-  sc.listen = a.listen;
   service::Server server(daemon, sc);
   std::unique_ptr<service::HttpServer> http;
   if (!a.http.empty()) http = std::make_unique<service::HttpServer>(daemon, a.http);
@@ -158,6 +166,7 @@ void run_serve(ServeArgs a) {
   service::log_event(
       spdlog::level::info, "serving",
       {{"listen", grpc_addrs},
+       {"tls", sc.secure() ? "on" : "off"},
        {"http", http ? fmt::format("{}:{}", a.http.substr(0, a.http.rfind(':')), http->port()) : ""},
        {"state_dir", a.d.store.state_dir}, {"key_dir", a.d.key_dir}, {"backend", a.d.backend},
        {"synthesis_workers", std::to_string(a.d.synthesis_workers)}, {"gpu_workers", std::to_string(a.d.gpu_workers)},
@@ -191,9 +200,16 @@ Register reg([](CLI::App& app) {
   opt(c->add_option("--spool-dir", a->d.store.spool_dir, "Witness spool (default: STATE_DIR/spool)"),
       [](auto& f, auto& t) { t.d.store.spool_dir = f.d.store.spool_dir; });
   opt(c->add_option("--listen", a->listen,
-                    "unix:PATH or a loopback HOST:PORT (PORT 0: any free one); repeatable "
-                    "(default: unix:STATE_DIR/splitprove.sock)"),
+                    "unix:PATH or a loopback HOST:PORT (PORT 0: any free one); another HOST:PORT needs "
+                    "--tls-cert, --tls-key and --token-file; repeatable (default: unix:STATE_DIR/splitprove.sock)"),
       [](auto& f, auto& t) { t.listen = f.listen; });
+  opt(c->add_option("--tls-cert", a->tls_cert, "PEM certificate chain: serve every TCP address over TLS"),
+      [](auto& f, auto& t) { t.tls_cert = f.tls_cert; });
+  opt(c->add_option("--tls-key", a->tls_key, "PEM private key of --tls-cert"),
+      [](auto& f, auto& t) { t.tls_key = f.tls_key; });
+  opt(c->add_option("--token-file", a->token_file,
+                    "File of the bearer token every call on a TLS address must carry (mode 600, >= 16 characters)"),
+      [](auto& f, auto& t) { t.token_file = f.token_file; });
   opt(c->add_option("--backend", a->d.backend, "Pipeline backend: auto | cpu | cuda")->capture_default_str(),
       [](auto& f, auto& t) { t.d.backend = f.d.backend; });
   opt(c->add_option("--synthesis-workers,--pw", a->d.synthesis_workers, "Synthesis workers per curve")->capture_default_str(),

@@ -9,6 +9,8 @@
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 
 #include "service/daemon.hpp"
 #include "service/errors.hpp"
@@ -21,7 +23,7 @@ using grpc::ServerContext;
 using grpc::Status;
 using grpc::StatusCode;
 
-void check_listen_address(const std::string& addr) {
+void check_listen_address(const std::string& addr, bool secure) {
   if (addr.starts_with("unix:")) {
     if (addr.size() == 5) throw Error("listen address 'unix:' names no socket path");
     return;
@@ -34,10 +36,73 @@ void check_listen_address(const std::string& addr) {
     if (c < '0' || c > '9') throw Error(fmt::format("listen address '{}': port '{}' is not a number", addr, port));
   if (port.size() > 5 || std::stoul(port) > 65535)
     throw Error(fmt::format("listen address '{}': port {} above 65535", addr, port));
-  if (host != "127.0.0.1" && host != "[::1]" && host != "localhost")
-    throw Error(fmt::format("listen address '{}': only unix sockets and loopback addresses are served "
-                            "(another address needs TLS and a bearer token, not configurable in this version)",
+  if (host.empty()) throw Error(fmt::format("listen address '{}' names no host", addr));
+  if (!secure && host != "127.0.0.1" && host != "[::1]" && host != "localhost")
+    throw Error(fmt::format("listen address '{}': beyond loopback, TLS and a bearer token are needed "
+                            "(--tls-cert, --tls-key and --token-file, or [server] tls_cert, tls_key, token_file)",
                             addr));
+}
+
+namespace {
+
+std::string read_small_file(const std::string& path, const char* what) {
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(path, ec);
+  if (ec) throw Error(fmt::format("{} {}: {}", what, path, ec.message()));
+  if (size > (1u << 20)) throw Error(fmt::format("{} {}: {} bytes, more than 1 MiB", what, path, size));
+  std::ifstream in(path, std::ios::binary);
+  std::string s((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (!in.good() && !in.eof()) throw Error(fmt::format("{} {}: cannot be read", what, path));
+  return s;
+}
+
+std::string read_token(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) throw Error(fmt::format("token file {}: cannot be read", path));
+  if (st.st_mode & 077)
+    throw Error(fmt::format("token file {}: readable by group or others (mode {:o}); chmod 600 it", path,
+                            st.st_mode & 0777));
+  std::string t = read_small_file(path, "token file");
+  while (!t.empty() && (t.back() == '\n' || t.back() == '\r' || t.back() == ' ')) t.pop_back();
+  if (t.size() < 16) throw Error(fmt::format("token file {}: the token has {} characters, fewer than 16", path, t.size()));
+  for (unsigned char c : t)
+    if (c < 0x21 || c > 0x7e) throw Error(fmt::format("token file {}: the token must be one line of printable ASCII", path));
+  return t;
+}
+
+// Every call on a TLS port must carry "authorization: Bearer TOKEN"; compared in constant time.
+class BearerCheck final : public grpc::AuthMetadataProcessor {
+ public:
+  explicit BearerCheck(std::string token) : want_("Bearer " + std::move(token)) {}
+  bool IsBlocking() const override { return false; }
+  grpc::Status Process(const InputMetadata& md, grpc::AuthContext*, OutputMetadata* consumed,
+                       OutputMetadata*) override {
+    const auto it = md.find("authorization");
+    if (it == md.end())
+      return {StatusCode::UNAUTHENTICATED, "this port needs a bearer token (authorization: Bearer TOKEN)"};
+    const std::string_view got(it->second.data(), it->second.size());
+    unsigned diff = got.size() == want_.size() ? 0u : 1u;
+    for (std::size_t i = 0; i < want_.size(); ++i)
+      diff |= unsigned(static_cast<unsigned char>(want_[i]) ^ static_cast<unsigned char>(i < got.size() ? got[i] : 0));
+    if (diff != 0) return {StatusCode::UNAUTHENTICATED, "the bearer token is not the daemon's"};
+    consumed->emplace(std::string(it->first.data(), it->first.size()), std::string(got));
+    return Status::OK;
+  }
+
+ private:
+  std::string want_;
+};
+
+}  // namespace
+
+void ServerConfig::check() const {
+  const int given = !tls_cert_file.empty() + !tls_key_file.empty() + !token_file.empty();
+  if (given != 0 && given != 3)
+    throw Error("serve: TLS needs all three of --tls-cert, --tls-key and --token-file");
+  if (given == 0) return;
+  (void)read_small_file(tls_cert_file, "TLS certificate");
+  (void)read_small_file(tls_key_file, "TLS key");
+  (void)read_token(token_file);
 }
 
 namespace {
@@ -497,7 +562,16 @@ struct Server::Impl {
 
 Server::Server(Daemon& daemon, ServerConfig cfg) : impl_(std::make_unique<Impl>()) {
   if (cfg.listen.empty()) throw Error("serve: no listen address");
-  for (const auto& a : cfg.listen) check_listen_address(a);
+  cfg.check();
+  for (const auto& a : cfg.listen) check_listen_address(a, cfg.secure());
+  std::shared_ptr<grpc::ServerCredentials> tcp_creds = grpc::InsecureServerCredentials();
+  if (cfg.secure()) {
+    grpc::SslServerCredentialsOptions o;
+    o.pem_key_cert_pairs.push_back({read_small_file(cfg.tls_key_file, "TLS key"),
+                                    read_small_file(cfg.tls_cert_file, "TLS certificate")});
+    tcp_creds = grpc::SslServerCredentials(o);
+    tcp_creds->SetAuthMetadataProcessor(std::make_shared<BearerCheck>(read_token(cfg.token_file)));
+  }
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   impl_->service = std::make_unique<ProverImpl>(daemon, cfg.max_send_bytes);
@@ -510,7 +584,7 @@ Server::Server(Daemon& daemon, ServerConfig cfg) : impl_(std::make_unique<Impl>(
       b.AddListeningPort(a, grpc::InsecureServerCredentials());
     } else {
       ports.push_back(std::make_unique<int>(0));
-      b.AddListeningPort(a, grpc::InsecureServerCredentials(), ports.back().get());
+      b.AddListeningPort(a, tcp_creds, ports.back().get());
     }
   }
   b.RegisterService(impl_->service.get());

@@ -3,8 +3,11 @@
 // over a Daemon, with the standard health and reflection services beside it.
 //
 // Listening: "unix:PATH" (the socket is made mode 0600) or a loopback TCP address
-// ("127.0.0.1:PORT", "[::1]:PORT", "localhost:PORT"; PORT 0 picks a free one). Another address
-// is refused: it would need TLS and a bearer token, which this version does not configure.
+// ("127.0.0.1:PORT", "[::1]:PORT", "localhost:PORT"; PORT 0 picks a free one). Any other
+// address ("0.0.0.0:PORT", a host name, an interface's address) needs TLS and a bearer token:
+// with both configured, every TCP address is served over TLS and every call on it must carry
+// "authorization: Bearer TOKEN" (else UNAUTHENTICATED); unix sockets stay plain (their mode
+// guards them).
 #include <chrono>
 #include <memory>
 #include <string>
@@ -18,6 +21,14 @@ struct ServerConfig {
   std::vector<std::string> listen;          // at least one
   std::size_t max_receive_bytes = 8u << 20; // a 4 MiB chunk and its framing fit
   std::size_t max_send_bytes = 64u << 20;
+  // TLS for TCP addresses: PEM files of the server's certificate chain and private key, and a
+  // file holding the bearer token (one line, >= 16 characters, not readable by group or others).
+  // All three or none.
+  std::string tls_cert_file, tls_key_file, token_file;
+  bool secure() const { return !tls_cert_file.empty(); }
+  // Error naming the problem: only some of the three given, a file unreadable, a token too short
+  // or readable by others.
+  void check() const;
 };
 
 class Server {
@@ -40,7 +51,8 @@ class Server {
 // GetStatus' reply as JSON (for GET /status).
 std::string status_json(Daemon& daemon);
 
-// Checks a listen address against the rules above (Error naming it).
-void check_listen_address(const std::string& addr);
+// Checks a listen address against the rules above (Error naming it); `secure`: TLS and a token
+// are configured, so addresses beyond loopback are allowed.
+void check_listen_address(const std::string& addr, bool secure = false);
 
 }  // namespace splitprove::service

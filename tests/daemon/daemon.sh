@@ -91,6 +91,39 @@ e2e)
   get /status | python3 -c 'import json, sys; m = json.load(sys.stdin)["memory"]; assert int(m["samples"]) >= 1 and int(m["peak_bytes"]) > 0, m' \
     || fail "GetStatus has no memory timeline"
   echo "ok: /metrics, /status, /memory.svg, /healthz"
+  # Beyond loopback: refused without TLS and a token; with them, calls need the token.
+  out=$("$BIN" serve --state-dir "$W/x" --key-dir "$W/keys" --listen 0.0.0.0:0 2>&1) && fail "0.0.0.0 served without TLS"
+  [[ "$out" == *"beyond loopback, TLS and a bearer token are needed"* ]] || fail "0.0.0.0 without TLS: $out"
+  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 1 -subj /CN=localhost \
+    -addext "subjectAltName=DNS:localhost,IP:127.0.0.1" -keyout "$W/tls.key" -out "$W/tls.crt" >/dev/null 2>&1 \
+    || fail "openssl could not make a test certificate"
+  head -c 24 /dev/urandom | base64 >"$W/token" && chmod 644 "$W/token"
+  TLS=(--tls-cert "$W/tls.crt" --tls-key "$W/tls.key" --token-file "$W/token")
+  out=$("$BIN" serve --state-dir "$W/x" --key-dir "$W/keys" --listen 0.0.0.0:0 "${TLS[@]}" 2>&1) && fail "a token file of mode 644 was taken"
+  [[ "$out" == *"readable by group or others"* ]] || fail "token mode 644: $out"
+  out=$("$BIN" serve --state-dir "$W/x" --key-dir "$W/keys" --listen 0.0.0.0:0 --tls-cert "$W/tls.crt" 2>&1) && fail "TLS without its key"
+  [[ "$out" == *"needs all three"* ]] || fail "TLS without its key: $out"
+  chmod 600 "$W/token"
+  stop_term
+  start --listen 0.0.0.0:0 "${TLS[@]}"
+  TPORT=$(grep -o 'listen=[^ ]*' "$W/daemon.log" | tail -1 | grep -o '0.0.0.0:[0-9]*' | cut -d: -f2)
+  T="localhost:$TPORT"
+  grep -q 'tls=on' "$W/daemon.log" || fail "the log does not say TLS is on"
+  "$BIN" status --server "$T" --tls-ca "$W/tls.crt" --token-file "$W/token" >/dev/null || fail "status over TLS with the token"
+  out=$("$BIN" status --server "$T" --tls-ca "$W/tls.crt" 2>&1) && fail "a call without the token was served"
+  [[ "$out" == *UNAUTHENTICATED* ]] || fail "no token: $out"
+  echo "not-the-daemons-token-at-all" >"$W/wrong" && chmod 600 "$W/wrong"
+  out=$("$BIN" status --server "$T" --tls-ca "$W/tls.crt" --token-file "$W/wrong" 2>&1) && fail "a wrong token was served"
+  [[ "$out" == *UNAUTHENTICATED* ]] || fail "wrong token: $out"
+  out=$(timeout 20 "$BIN" status --server "$T" 2>&1) && fail "a plaintext call on the TLS port was served"
+  "$BIN" submit --server "$T" --tls-ca "$W/tls.crt" --token-file "$W/token" --key "$KNAT" --native-seed 9 --partitions 1 \
+    --await --out-dir "$W/out-tls" -q >/dev/null || fail "submit --await over TLS"
+  "$BIN" verify "$W/native.vkey.json" "$W/out-tls/public_0.json" "$W/out-tls/proof_0.json" >/dev/null || fail "the proof made over TLS"
+  "$BIN" status --server "$S" >/dev/null || fail "the unix socket beside the TLS port"
+  if [[ -d "$SRC/node_modules/@grpc/grpc-js" ]]; then
+    (cd "$SRC" && node tests/daemon/tls.mjs "$T" "$SRC" "$W/tls.crt" "$W/token") || fail "the node client over TLS"
+  fi
+  echo "ok: TLS and the bearer token (0.0.0.0 refused without them; no or a wrong token UNAUTHENTICATED)"
   if [[ -d "$SRC/node_modules/@grpc/grpc-js" && -d "$SRC/node_modules/snarkjs" ]]; then
     npx --prefix "$SRC" snarkjs groth16 verify "$W/bls.vkey.json" "$W/out-bls/public_0.json" "$W/out-bls/proof_0.json" 2>&1 | grep -q "OK" \
       || fail "snarkjs rejects the CLI's BLS12-381 proof"
