@@ -5,7 +5,7 @@
 #   bench/daemon-load.sh [splitprove] [K] [clients] [seconds] [budget] [partitions per job]
 #     defaults: build/splitprove, 14, 64, 60, 4GiB, 4
 #
-# 1. The daemon (--pw 2, --budget B, backend auto) takes C concurrent clients (`splitprove load`:
+# 1. The daemon (--pw PW, 2 unless the environment sets PW; --budget B, backend auto) takes C concurrent clients (`splitprove load`:
 #    one thread and one channel each), each proving
 #    jobs of P partitions of the built-in PoRep-shaped circuit (BLS12-381, 2^K) back to back for
 #    S seconds (Prove: submit + await); its RSS is sampled every 100 ms from /proc.
@@ -15,10 +15,11 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BIN="$(realpath "${1:-$root/build/splitprove}")" K="${2:-14}" C="${3:-64}" S="${4:-60}" BUDGET="${5:-4GiB}" P="${6:-4}"
-OUT="$root/bench/out/daemon-load"
+PW="${PW:-2}"
+OUT="${DAEMON_LOAD_OUT:-$root/bench/out/daemon-load}"
 rm -rf "$OUT" && mkdir -p "$OUT/keys"
 SOCK="$OUT/state/splitprove.sock"
-"$BIN" serve --state-dir "$OUT/state" --key-dir "$OUT/keys" --pw 2 --budget "$BUDGET" --http 127.0.0.1:0 \
+"$BIN" serve --state-dir "$OUT/state" --key-dir "$OUT/keys" --pw "$PW" --budget "$BUDGET" --http 127.0.0.1:0 \
   --max-pending-jobs 256 --input-retention-minutes 0 --gc-interval-s 5 2>"$OUT/daemon.log" &
 PID=$!
 trap 'kill -9 $PID 2>/dev/null || true' EXIT
@@ -30,8 +31,9 @@ KEY=$("$BIN" register-key --server "unix:$SOCK" --native "bls12-381:2^$K" --prel
    echo "$(date +%s.%N) $(awk '/VmRSS/ {print $2 * 1024}' /proc/$PID/status 2>/dev/null)"; sleep 0.1
  done) >"$OUT/rss.tsv" &
 SAMPLER=$!
-/usr/bin/time -f "load client CPU: %U s user, %S s sys" -o "$OUT/client-cpu.txt" \
-  "$BIN" load --server "unix:$SOCK" --key "$KEY" --native-seed 7 --partitions "$P" --clients "$C" --seconds "$S" | tee "$OUT/load.json"
+TIME=(/usr/bin/time -f "load client CPU: %U s user, %S s sys" -o "$OUT/client-cpu.txt")
+[[ -x /usr/bin/time ]] || { TIME=(); echo "load client CPU: not measured (no /usr/bin/time)" >"$OUT/client-cpu.txt"; }
+"${TIME[@]}" "$BIN" load --server "unix:$SOCK" --key "$KEY" --native-seed 7 --partitions "$P" --clients "$C" --seconds "$S" | tee "$OUT/load.json"
 kill $SAMPLER 2>/dev/null || true
 HTTP=$(grep -o 'http=127.0.0.1:[0-9]*' "$OUT/daemon.log" | cut -d: -f2)
 python3 -c 'import sys, urllib.request; sys.stdout.write(urllib.request.urlopen(sys.argv[1]).read().decode())' \
@@ -40,7 +42,7 @@ kill -TERM $PID && wait $PID
 trap - EXIT
 N=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["partitions"])' "$OUT/load.json")
 J=$(( (N + P - 1) / P ))
-"$BIN" bench pipeline --size "2^$K" --partitions "$P" --jobs "$J" --pw 2 --budget "$BUDGET" \
+"$BIN" bench pipeline --size "2^$K" --partitions "$P" --jobs "$J" --pw "$PW" --budget "$BUDGET" \
   --out "$OUT/inproc" >"$OUT/inproc.txt" 2>&1
 python3 - "$OUT" "$BUDGET" <<'PY' | tee "$OUT/summary.txt"
 import json, re, sys

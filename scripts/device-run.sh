@@ -40,6 +40,13 @@
 # SPLITPROVE_SWEEP_ARGS (one circuit and key for the whole sweep; one table row per run), within
 # SPLITPROVE_SWEEP_TIMEOUT seconds (400); it writes sweep.txt (the table and the checks) and
 # sweep.tar.gz (every run's files) into OUTDIR beside env.txt, build.log and summary.txt.
+# Daemon mode: SPLITPROVE_DEVICE_DAEMON=1 runs only bench/daemon-load.sh (the daemon with the CUDA
+# backend under load, then the same circuit in process) with the arguments in
+# SPLITPROVE_DAEMON_LOAD_ARGS ("K clients seconds budget partitions-per-job", default
+# "20 64 60 16GiB 4") and PW synthesis workers (4). A machine without the daemon's libraries
+# (gRPC, SQLite, ...) cannot build it: the binary then comes from .devbundle/ (splitprove and
+# lib/, made on the dev machine by scripts/device-bundle.sh and carried), else it is built here.
+# Writes daemon.txt (the summary) and daemon-load.tar.gz (load.json, rss.tsv, the reports, logs).
 # Exit status: 0 only when the build succeeded, every test passed, no GPU test skipped, and the
 # benchmark ran; 3 when there is no GPU (the tests then skip and say why).
 set -uo pipefail
@@ -94,6 +101,38 @@ gpu_line="$(sed -n 's/^gpu: *//p' "$out/env.txt")"
 say "splitprove device run - $(sed -n 's/^date: *//p' "$out/env.txt")"
 say "gpu:   $gpu_line"
 say "code:  $(sed -n 's/^src hash: *//p' "$out/env.txt")"
+
+# ---- daemon mode: the daemon under load (bench/daemon-load.sh) -----------------------------------
+if [ "${SPLITPROVE_DEVICE_DAEMON:-0}" = 1 ]; then
+  bin=""
+  if [ -x .devbundle/splitprove ]; then
+    bin="$root/.devbundle/splitprove"
+    export LD_LIBRARY_PATH="$root/.devbundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    say "daemon: the carried build .devbundle/ ($(cat .devbundle/BUILD 2>/dev/null || echo unknown build))"
+  else
+    t0=$(date +%s)
+    g=(); command -v ninja >/dev/null && g=(-G Ninja)
+    cmake -S . -B "$build" "${g[@]}" -DCMAKE_BUILD_TYPE=Release -DSPLITPROVE_CUDA=ON -DSPLITPROVE_DAEMON=ON \
+      -DSPLITPROVE_BENCH=OFF >"$out/build.log" 2>&1 && cmake --build "$build" -j "$jobs" --target splitprove_cli >>"$out/build.log" 2>&1 \
+      && bin="$root/$build/splitprove"
+    say "daemon: built here in $(($(date +%s) - t0)) s: ${bin:-FAILED (build.log)}"
+  fi
+  [ -n "$bin" ] || exit 1
+  # shellcheck disable=SC2086
+  set -- ${SPLITPROVE_DAEMON_LOAD_ARGS:-20 64 60 16GiB 4}
+  t0=$(date +%s)
+  PW="${PW:-4}" DAEMON_LOAD_OUT="$out/daemon-load" timeout "${SPLITPROVE_DAEMON_TIMEOUT:-500}" \
+    bash bench/daemon-load.sh "$bin" "$@" >"$out/daemon.txt" 2>&1
+  rc=$?
+  say "daemon: bench/daemon-load.sh $bin $* (PW=${PW:-4}): rc $rc, $(($(date +%s) - t0)) s"
+  tail -8 "$out/daemon.txt" | tee -a "$summary"
+  grep -E '^(backend|cold start|throughput|stages|gpu phases):' "$out/daemon-load/inproc.txt" 2>/dev/null | sed 's/^/  in process /' | tee -a "$summary"
+  grep -E 'event=serving' "$out/daemon-load/daemon.log" 2>/dev/null | head -1 | tee -a "$summary"
+  rm -rf "$out/daemon-load/state" "$out/daemon-load/keys" "$out/daemon-load/inproc/timeline.jsonl"
+  tar -czf "$out/daemon-load.tar.gz" -C "$out" daemon-load && rm -rf "$out/daemon-load"
+  say "total: $(($(date +%s) - t_start)) s, exit status $rc"
+  exit $rc
+fi
 
 # ---- 2. build -------------------------------------------------------------------------------------
 cxx="${CXX:-$(command -v clang++ || command -v g++ || true)}"

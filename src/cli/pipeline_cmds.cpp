@@ -343,6 +343,12 @@ Register reg([](CLI::App& app) {
       "predicted peak, verdict, timeline and SVGs");
   pipe->add_option("--size", bench_args->size, "circuit size 2^k")->capture_default_str();
   add_engine_options(pipe, *bench_args);
+  bench_args->run.warmup_partitions = 2;
+  pipe->add_option("--warmup", bench_args->run.warmup_partitions,
+                   "partitions of a warm-up job proved first, alone (the key to the device, "
+                   "twiddles, pools): the cold start, reported apart; 0: none")
+      ->check(CLI::Range(0u, 64u))
+      ->capture_default_str();
   pipe->add_option("--sweep-pw", bench_args->sweep_pw,
                    "sweep: synthesis workers to run, e.g. 1,2,4,8,16 (one circuit and key; one "
                    "run per pw x jobs; files in OUT/pw<p>-j<j>/, the table in OUT/sweep.md)");

@@ -240,6 +240,11 @@ class PhaseTotals {
                          1e3 * sum_[i] / double(calls_));
     return out;
   }
+  void reset() {
+    std::lock_guard lk(mu_);
+    sum_ = {};
+    calls_ = 0;
+  }
 
  private:
   mutable std::mutex mu_;
@@ -327,6 +332,7 @@ class CudaGpuStage final : public pipeline::GpuStage<E> {
     return out;
   }
   std::string phase_report() const override { return phases_.report(); }
+  void reset_phase_report() override { phases_.reset(); }
   // Host heap beyond the partition's buffers (which this stage frees once they are on the device):
   // no MSM scratch on the host, only the key upload's staging chunk (kHostStaging) and small
   // per-MSM vectors.

@@ -148,6 +148,8 @@ class GpuStage {
   // Where the stage's time went, summed over the partitions it ran (one line, for reports; empty
   // when the stage does not break its time down).
   virtual std::string phase_report() const { return {}; }
+  // Starts phase_report() afresh (after a warm-up, say).
+  virtual void reset_phase_report() {}
 };
 
 // Held by a CPU stage while its MSM runs. The CPU stages' MSMs all run on the library's one

@@ -36,13 +36,18 @@ struct RunOptions {
   std::chrono::milliseconds g2_delay{0};
   // Which backend runs the GPU and G2 stages (pipeline/backend.hpp); the report says which ran.
   BackendRequest backend;
+  // Partitions of one warm-up job proved first, alone: the key goes to the device, twiddles
+  // and pools are made. Its time is the cold start, reported apart; throughput, stage means and
+  // GPU phases count the measured jobs only (the memory timeline covers both). 0: none.
+  std::uint32_t warmup_partitions = 0;
 };
 
 struct RunReport {
   std::string source;
   std::string backend;  // Backend::describe() of the stages that ran
   std::uint64_t partitions = 0;  // proved and verified
-  double wall_s = 0;             // first submit to last job done
+  double wall_s = 0;             // first submit to last job done (after the warm-up)
+  double warmup_s = 0;           // the warm-up job, submit to done (the cold start)
   double s_per_proof = 0;        // wall / jobs (a proof = one job of `partitions` partitions)
   double partitions_per_s = 0;
   EngineStats stats;
