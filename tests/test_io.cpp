@@ -556,6 +556,41 @@ TEST(BadFiles, WitnessLengthNotMatching) {
                {"witness value 0 (the constant wire) is 2, not 1"});
 }
 
+// validate_wtns makes read_wtns' and check_witness_length's checks on a mapped file, keeping
+// nothing: the same verdicts and the same messages.
+TEST(BadFiles, ValidateWitnessMatchesReadAndLengthCheck) {
+  const auto path = (std::filesystem::temp_directory_path() /
+                     ("splitprove_test_validate_" + std::to_string(::getpid()) + ".wtns"))
+                        .string();
+  const auto good = bytes_of(fixture("multiplier.wtns"));
+  write_file(path, good);
+  EXPECT_EQ(validate_wtns<E>(path, 4, "k.zkey", "variables"), 4u);
+  expect_error([&] { validate_wtns<E>(path, 5, "k.zkey", "variables"); },
+               {path + ": witness has 4 values, but k.zkey has 5 variables"});
+  {
+    Container c(good);
+    store_le(Fr::MOD, c.payload(2).data() + 2 * 32);
+    write_file(path, c.bytes());
+    expect_error([&] { validate_wtns<E>(path, 4, "k.zkey", "variables"); },
+                 {path + ": section 2 (values): value 2 is not below r"});
+  }
+  {
+    auto w = read_wtns<E>(fixture("multiplier.wtns"));
+    w.values[0] = Fr::from_u64(2);
+    write_file(path, encode_wtns<E>(w.values));
+    expect_error([&] { validate_wtns<E>(path, 4, "k.zkey", "variables"); },
+                 {"witness value 0 (the constant wire) is 2, not 1"});
+  }
+  {
+    Container c(good);
+    c.payload(1)[36] = 5;
+    write_file(path, c.bytes());
+    expect_error([&] { validate_wtns<E>(path, 5, "k.zkey", "variables"); },
+                 {"section 2 (values): size 128 bytes, expected nWitness·n8 = 5·32 = 160"});
+  }
+  std::filesystem::remove(path);
+}
+
 // Offset of point i of a zkey point section, and helpers to plant bytes there.
 void put_g1(std::vector<uint8_t>& sec, size_t i, const G1Affine& p) {
   Codec::encode(p, sec.data() + i * Codec::kG1);

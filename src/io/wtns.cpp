@@ -9,13 +9,15 @@
 
 namespace splitprove::io {
 
+namespace {
+
+// Checks the header and every value (< r) of a .wtns; with `out`, also stores the values there
+// (in Montgomery form). The one reader behind parse_wtns and validate_wtns.
 template <class E>
-Witness<E> parse_wtns(std::span<const uint8_t> bytes, const std::string& name) {
+uint32_t scan_wtns(std::span<const uint8_t> bytes, const std::string& name, util::UninitVector<typename E::Fr>* out) {
   using Fr = typename E::Fr;
   constexpr uint32_t kN8 = 8 * Fr::N;
   BinFile f(bytes, name, "wtns", 2);
-  Witness<E> w;
-  w.source = name;
   uint32_t n = 0;
   {
     Cursor c(f.section(1, "header"), f.where(1, "header"));
@@ -33,7 +35,7 @@ Witness<E> parse_wtns(std::span<const uint8_t> bytes, const std::string& name) {
     throw Error(where + "size " + std::to_string(data.size()) +
                 " bytes, expected nWitness·n8 = " + std::to_string(n) + "·" + std::to_string(kN8) +
                 " = " + std::to_string(uint64_t(n) * kN8));
-  w.values.resize(n);
+  if (out) out->resize(n);
   std::atomic<size_t> first_bad{std::numeric_limits<size_t>::max()};
   util::parallel_for(
       n,
@@ -46,13 +48,39 @@ Witness<E> parse_wtns(std::span<const uint8_t> bytes, const std::string& name) {
             }
             return;
           }
-          w.values[i] = Fr::from_canonical(v);
+          if (out) (*out)[i] = Fr::from_canonical(v);
         }
       },
       4096);
   if (first_bad.load() != std::numeric_limits<size_t>::max())
     throw Error(where + "value " + std::to_string(first_bad.load()) + " is not below r");
+  if (!out && n > 0) {
+    const Fr w0 = Fr::from_canonical(load_le<Fr::N>(data.data()));
+    if (!w0.is_one())
+      throw Error(name + ": witness value 0 (the constant wire) is " + w0.to_decimal() + ", not 1");
+  }
+  return n;
+}
+
+}  // namespace
+
+template <class E>
+Witness<E> parse_wtns(std::span<const uint8_t> bytes, const std::string& name) {
+  Witness<E> w;
+  w.source = name;
+  scan_wtns<E>(bytes, name, &w.values);
   return w;
+}
+
+template <class E>
+uint32_t validate_wtns(const std::string& path, uint64_t expected, const std::string& other_name,
+                       const char* other_what) {
+  MappedFile m(path);
+  const uint32_t n = scan_wtns<E>(m.bytes(), path, nullptr);
+  if (n != expected)
+    throw Error(path + ": witness has " + std::to_string(n) + " values, but " + other_name + " has " +
+                std::to_string(expected) + " " + other_what);
+  return n;
 }
 
 template <class E>
@@ -96,6 +124,7 @@ void check_witness_length(const Witness<E>& w, uint64_t expected, const std::str
 #define SPLITPROVE_IO_WTNS_INSTANTIATE(E) \
   template Witness<E> parse_wtns<E>(std::span<const uint8_t>, const std::string&);             \
   template Witness<E> read_wtns<E>(const std::string&);                                       \
+  template uint32_t validate_wtns<E>(const std::string&, uint64_t, const std::string&, const char*); \
   template std::vector<uint8_t> encode_wtns<E>(std::span<const typename E::Fr>);              \
   template void check_witness_length<E>(const Witness<E>&, uint64_t, const std::string&,      \
                                         const char*);

@@ -25,6 +25,12 @@ template <class E>
 Witness<E> read_wtns(const std::string& path);
 template <class E>
 std::vector<uint8_t> encode_wtns(std::span<const typename E::Fr> values);
+// Every check read_wtns + check_witness_length make (header, each value < r, the count against
+// `expected`, w[0] = 1) without keeping the values: the file is mapped, not copied into memory.
+// Returns nWitness.
+template <class E>
+uint32_t validate_wtns(const std::string& path, uint64_t expected, const std::string& other_name,
+                       const char* other_what);
 
 // Cross-file counts: the witness must have one value per wire of the circuit / variable of the key
 // (the check snarkjs's prover makes), and w[0] must be 1. Errors name both files.
@@ -36,6 +42,7 @@ void check_witness_length(const Witness<E>& w, uint64_t expected, const std::str
 #define SPLITPROVE_IO_WTNS_EXTERN(E) \
   extern template Witness<E> parse_wtns<E>(std::span<const uint8_t>, const std::string&);             \
   extern template Witness<E> read_wtns<E>(const std::string&);                                       \
+  extern template uint32_t validate_wtns<E>(const std::string&, uint64_t, const std::string&, const char*); \
   extern template std::vector<uint8_t> encode_wtns<E>(std::span<const typename E::Fr>);              \
   extern template void check_witness_length<E>(const Witness<E>&, uint64_t, const std::string&,      \
                                         const char*);
