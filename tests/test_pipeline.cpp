@@ -20,6 +20,7 @@
 #include "mem/model.hpp"
 #include "mem/units.hpp"
 #include "msm/msm.hpp"
+#include "pipeline/run.hpp"
 #include "pipeline/circom_source.hpp"
 #include "pipeline/engine.hpp"
 #include "splitprove/error.hpp"
@@ -776,4 +777,24 @@ TEST(PipelineEngine, CpuStagesShareTheirMsmScratch) {
   EXPECT_EQ(engine.worker_scratch_bytes(), ecfg.worker_scratch());
   EXPECT_EQ(ecfg.g2_worker_scratch(),
             c.g2_scratch > c.g1_scratch ? c.g2_scratch - c.g1_scratch : 0);
+}
+
+// The device's busy fraction: the union of the listed stages' runs, clipped to the window.
+TEST(PipelineRun, BusyFractionIsTheUnionOfTheStagesRunsInTheWindow) {
+  mem::Timeline tl;
+  auto ev = [&](double t, const char* l) { tl.events.push_back({t, l}); };
+  ev(0.0, "start:gpu:j1p0");
+  ev(1.0, "start:g2:j1p0");      // overlaps the GPU stage: counted once
+  ev(2.0, "end:gpu:j1p0");
+  ev(3.0, "end:g2:j1p0");
+  ev(3.0, "start:synthesis:j1p1");  // not a device stage
+  ev(9.0, "end:synthesis:j1p1");
+  ev(5.0, "start:gpu:j1p1");
+  ev(12.0, "end:gpu:j1p1");      // runs past the window's end: clipped
+  ev(6.0, "start:gpu:j2p0");     // never ends: not counted
+  EXPECT_DOUBLE_EQ(pipeline::busy_fraction(tl, {"gpu", "g2"}, 0.0, 10.0), (3.0 + 5.0) / 10.0);
+  EXPECT_DOUBLE_EQ(pipeline::busy_fraction(tl, {"gpu"}, 1.0, 10.0), (1.0 + 5.0) / 9.0);
+  EXPECT_DOUBLE_EQ(pipeline::busy_fraction(tl, {"g2"}, 0.0, 10.0), 0.2);
+  EXPECT_DOUBLE_EQ(pipeline::busy_fraction(tl, {"synthesis"}, 0.0, 10.0), 0.6);
+  EXPECT_DOUBLE_EQ(pipeline::busy_fraction(tl, {"gpu"}, 5.0, 5.0), 0.0);
 }

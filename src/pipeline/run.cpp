@@ -69,7 +69,45 @@ class DelayedG2 final : public G2Stage<E> {
 
 using util::xml_escape;
 
+constexpr const char* kMeasuredStart = "measured_start";
+constexpr const char* kMeasuredEnd = "measured_end";
+
 }  // namespace
+
+// Fraction of [from, to] during which at least one of `stages` ran (from the stage events
+// "start:<stage>:<item>" / "end:<stage>:<item>").
+double busy_fraction(const mem::Timeline& tl, const std::vector<std::string>& stages, double from, double to) {
+  if (!(to > from)) return 0;
+  std::map<std::string, double> open;  // "<stage>:<item>" -> start
+  std::vector<std::pair<double, double>> spans;
+  for (const auto& e : tl.events) {
+    const bool start = e.label.starts_with("start:"), end = e.label.starts_with("end:");
+    if (!start && !end) continue;
+    const std::string rest = e.label.substr(start ? 6 : 4);
+    const std::string stage = rest.substr(0, rest.find(':'));
+    if (std::find(stages.begin(), stages.end(), stage) == stages.end()) continue;
+    if (start) {
+      open[rest] = e.t;
+    } else if (auto it = open.find(rest); it != open.end()) {
+      spans.emplace_back(std::max(it->second, from), std::min(e.t, to));
+      open.erase(it);
+    }
+  }
+  std::sort(spans.begin(), spans.end());
+  double busy = 0, cur0 = 0, cur1 = -1;
+  for (const auto& [a, b] : spans) {
+    if (b <= a) continue;
+    if (a > cur1) {
+      if (cur1 > cur0) busy += cur1 - cur0;
+      cur0 = a;
+      cur1 = b;
+    } else {
+      cur1 = std::max(cur1, b);
+    }
+  }
+  if (cur1 > cur0) busy += cur1 - cur0;
+  return busy / (to - from);
+}
 
 template <class E>
 RunReport run_jobs(const RunOptions& o, const std::function<JobSpec<E>(std::uint32_t)>& make_job) {
@@ -127,6 +165,7 @@ RunReport run_jobs(const RunOptions& o, const std::function<JobSpec<E>(std::uint
     warm = engine.stats();
     backend.gpu->reset_phase_report();
   }
+  sampler.mark(kMeasuredStart);
   const auto t0 = Clock::now();
   std::vector<std::uint64_t> ids;
   ids.reserve(specs.size());
@@ -135,6 +174,7 @@ RunReport run_jobs(const RunOptions& o, const std::function<JobSpec<E>(std::uint
   results.reserve(ids.size());
   for (auto id : ids) results.push_back(engine.wait(id));
   rep.wall_s = std::chrono::duration<double>(Clock::now() - t0).count();
+  sampler.mark(kMeasuredEnd);
   rep.stats = engine.stats();
   for (auto [now, before] : {std::pair{&rep.stats.synthesis, &warm.synthesis}, std::pair{&rep.stats.gpu, &warm.gpu},
                              std::pair{&rep.stats.g2, &warm.g2}, std::pair{&rep.stats.finalize, &warm.finalize}}) {
@@ -189,6 +229,15 @@ RunReport run_jobs(const RunOptions& o, const std::function<JobSpec<E>(std::uint
                   o.engine.finalizers, o.jobs, o.partitions, o.engine.split_g2 ? "yes" : "no",
                   o.engine.host_budget ? mem::format_bytes(o.engine.host_budget) : "none"));
   rep.verdict = mem::analyze(tl);
+  {
+    // The device's busy fraction: the union of the stages that run on it (the GPU stage, and the
+    // G2 stage when the device backend runs it), over the measured window.
+    std::vector<std::string> on_device;
+    if (backend.gpu->name() != "cpu") on_device.push_back("gpu");
+    if (backend.g2->name() != "cpu") on_device.push_back("g2");
+    const auto from = tl.first_event(kMeasuredStart), to = tl.last_event(kMeasuredEnd);
+    if (!on_device.empty() && from && to) rep.device_busy = busy_fraction(tl, on_device, *from, *to);
+  }
   rep.predicted_peak = rep.verdict.expected_peak.value_or(0);
 
   if (!o.out_dir.empty()) {
@@ -209,6 +258,7 @@ RunReport run_jobs(const RunOptions& o, const std::function<JobSpec<E>(std::uint
       j["wall_s"] = rep.wall_s;
       j["warmup_partitions"] = o.warmup_partitions;
       j["warmup_s"] = rep.warmup_s;
+      if (rep.device_busy) j["device_busy_fraction"] = *rep.device_busy;
       j["s_per_proof"] = rep.s_per_proof;
       j["partitions_per_s"] = rep.partitions_per_s;
       j["life_cost_bytes"] = rep.cost.life();
@@ -295,6 +345,9 @@ std::string format_report(const RunOptions& o, const RunReport& r) {
       "{:.3f} s\n",
       mean(r.stats.synthesis), mean(r.stats.gpu), mean(r.stats.g2), mean(r.stats.finalize));
   if (!r.gpu_phases.empty()) out += fmt::format("gpu phases:    {}\n", r.gpu_phases);
+  if (r.device_busy)
+    out += fmt::format("device busy:   {:.1f} % of the measured wall (a stage on the device running)\n",
+                       100 * *r.device_busy);
   if (o.engine.recycle_buffers)
     out += fmt::format(
         "buffers:       recycled{}: {} buffers made from kept pages; {} dead buffers kept, {} "

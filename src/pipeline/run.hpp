@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -60,6 +61,9 @@ struct RunReport {
   std::uint64_t books_after_shutdown = 0;  // what the budget held after the engine shut down
   mem::BudgetBooks books;                  // at the end of the run: per-stage peaks (tags[t].peak)
   std::string gpu_phases;                  // GpuStage::phase_report() after the run
+  // With a device backend: the fraction of the measured wall during which a stage that runs on
+  // the device (the GPU stage; the G2 stage when the device runs it) was running.
+  std::optional<double> device_busy;
   mem::BufferPool::Stats pool;             // the engine's buffer pool after the run
   bool pinned = false;                     // partition buffers were pinned for the device
   std::vector<std::string> files;
@@ -72,6 +76,10 @@ RunReport run_jobs(const RunOptions& opts,
                    const std::function<JobSpec<E>(std::uint32_t)>& make_job);
 
 std::string format_report(const RunOptions& opts, const RunReport& r);
+
+// Fraction of [from, to] during which at least one of `stages` ran, from the stage events
+// ("start:<stage>:<item>" / "end:<stage>:<item>"): overlapping runs count once.
+double busy_fraction(const mem::Timeline& tl, const std::vector<std::string>& stages, double from, double to);
 
 // Waterfall of the stage events ("start:<stage>:j<J>p<P>" / "end:..."): one row per partition,
 // a coloured bar per stage, on the timeline's clock. Hand-written SVG 1.1.
