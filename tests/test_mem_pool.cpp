@@ -224,3 +224,40 @@ TEST(MemPool, ASubscribedTakerGetsDeadBuffersEvenWhileItWaitsForMemory) {
   budget.set_reclaim({});
   EXPECT_EQ(budget.books().used, 0u);
 }
+
+// Two pools on one budget (two engines sharing it): a reserve that would wait trims both; a hook
+// removed is not called again.
+TEST(MemPool, EveryHookOnASharedBudgetIsCalledAndARemovedOneIsNot) {
+  MemoryBudget budget(24 * MiB);
+  auto p1 = std::make_shared<BufferPool>();
+  auto p2 = std::make_shared<BufferPool>();
+  const auto id1 = budget.add_reclaim([w = std::weak_ptr<BufferPool>(p1)] { if (auto p = w.lock()) p->trim(); });
+  const auto id2 = budget.add_reclaim([w = std::weak_ptr<BufferPool>(p2)] { if (auto p = w.lock()) p->trim(); });
+  EXPECT_NE(id1, id2);
+  for (auto* p : {&p1, &p2}) {
+    Reservation adm = budget.reserve(8 * MiB, Tag::synthesis);
+    auto b = Buffer<std::uint64_t>::carve(adm, kCount, {}, *p);
+  }
+  EXPECT_EQ(budget.books().used, 16 * MiB);  // idle in the two pools
+  {
+    // 24 MiB fit only once both pools gave their idle pages back.
+    Reservation all = budget.reserve(24 * MiB, Tag::synthesis);
+    EXPECT_EQ(p1->stats().trimmed, 1u);
+    EXPECT_EQ(p2->stats().trimmed, 1u);
+  }
+  budget.remove_reclaim(id1);
+  {
+    Reservation adm = budget.reserve(8 * MiB, Tag::synthesis);
+    auto b = Buffer<std::uint64_t>::carve(adm, kCount, {}, p1);
+  }
+  EXPECT_EQ(budget.books().used, 8 * MiB);  // idle in p1, whose hook is gone
+  EXPECT_FALSE(budget.try_reserve(20 * MiB, Tag::synthesis).has_value());
+  // p2's hook still runs (nothing idle there); p1's does not: its pages stay idle.
+  std::thread waiter([&] { Reservation r = budget.reserve(20 * MiB, Tag::synthesis); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_EQ(p1->stats().trimmed, 1u);
+  p1->trim();  // the holder gives its pages back itself: the waiter gets its 20 MiB
+  waiter.join();
+  budget.remove_reclaim(id2);
+  EXPECT_EQ(budget.books().used, 0u);
+}

@@ -798,3 +798,33 @@ TEST(PipelineRun, BusyFractionIsTheUnionOfTheStagesRunsInTheWindow) {
   EXPECT_DOUBLE_EQ(pipeline::busy_fraction(tl, {"synthesis"}, 0.0, 10.0), 0.6);
   EXPECT_DOUBLE_EQ(pipeline::busy_fraction(tl, {"gpu"}, 5.0, 5.0), 0.0);
 }
+
+// Two engines on one budget (the daemon's engines of both curves): each books its scratch and its
+// partitions there, both prove, the budget's peak stays under its capacity, and when both have
+// shut down the books are empty.
+TEST(PipelineEngine, TwoEnginesShareOneBudget) {
+  const auto& ch = chain();
+  const auto cost = pipeline::partition_cost<E>(ch.source(ch.witnesses(1, 1))->shape(), *ch.key, {},
+                                                *pipeline::cpu_gpu_stage<E>(), *pipeline::cpu_g2_stage<E>());
+  auto budget = std::make_shared<mem::MemoryBudget>(6 * cost.life() + (std::uint64_t(64) << 20), "host");
+  pipeline::EngineConfig cfg;
+  cfg.synthesis_workers = 2;
+  cfg.host_budget = budget->capacity();
+  cfg.shared_budget = budget;
+  {
+    pipeline::Engine<E> a(cfg), b(cfg);
+    EXPECT_EQ(&a.budget(), budget.get());
+    EXPECT_EQ(&b.budget(), budget.get());
+    const auto wa = ch.witnesses(4, 11), wb = ch.witnesses(4, 12);
+    const auto ja = a.submit({ch.source(wa), ch.key, 4});
+    const auto jb = b.submit({ch.source(wb), ch.key, 4});
+    expect_valid(a.wait(ja), *ch.key, wa);
+    expect_valid(b.wait(jb), *ch.key, wb);
+    a.shutdown();
+    EXPECT_GT(budget->books().peak, 0u);
+    b.shutdown();
+  }
+  const auto books = budget->books();
+  EXPECT_EQ(books.used, 0u);
+  EXPECT_LE(books.peak, budget->capacity());
+}

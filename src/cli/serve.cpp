@@ -217,7 +217,7 @@ Register reg([](CLI::App& app) {
   opt(c->add_option("--gpu-workers,--gw", a->d.gpu_workers, "GPU-stage workers per curve")->capture_default_str(),
       [](auto& f, auto& t) { t.d.gpu_workers = f.d.gpu_workers; });
   opt(c->add_option("--budget", a->budget,
-                    "Host memory budget of each curve's engine, resident keys included (e.g. 40GiB; default: none)"),
+                    "Host memory budget shared by both curves' engines, resident keys included (e.g. 40GiB; default: none)"),
       [](auto& f, auto& t) { t.budget = f.budget; });
   opt(c->add_option("--window", a->d.window, "Partitions claimed at once (default: pw + gw + 7: every pipeline slot and two more)"),
       [](auto& f, auto& t) { t.d.window = f.d.window; });

@@ -184,7 +184,7 @@ Reservation MemoryBudget::reserve(std::uint64_t bytes, Tag tag, const std::stop_
     // hook runs unlocked (it gives bytes back, which grants waiters under the lock).
     auto reclaim = reclaim_;  // shared: a concurrent set_reclaim cannot free it under us
     lk.unlock();
-    (*reclaim)();
+    for (const auto& [id, fn] : *reclaim) fn();
     lk.lock();
   }
   if (!w.cv.wait(lk, stop, [&] { return w.granted; })) {
@@ -210,7 +210,28 @@ std::optional<Reservation> MemoryBudget::try_reserve(std::uint64_t bytes, Tag ta
 
 void MemoryBudget::set_reclaim(std::function<void()> fn) {
   std::lock_guard lk(mu_);
-  reclaim_ = fn ? std::make_shared<const std::function<void()>>(std::move(fn)) : nullptr;
+  reclaim_ = nullptr;
+  if (fn)
+    reclaim_ = std::make_shared<const std::vector<std::pair<std::uint64_t, std::function<void()>>>>(
+        1, std::pair{next_reclaim_id_++, std::move(fn)});
+}
+
+std::uint64_t MemoryBudget::add_reclaim(std::function<void()> fn) {
+  std::lock_guard lk(mu_);
+  auto next = reclaim_ ? std::make_shared<std::vector<std::pair<std::uint64_t, std::function<void()>>>>(*reclaim_)
+                       : std::make_shared<std::vector<std::pair<std::uint64_t, std::function<void()>>>>();
+  const std::uint64_t id = next_reclaim_id_++;
+  next->emplace_back(id, std::move(fn));
+  reclaim_ = std::move(next);
+  return id;
+}
+
+void MemoryBudget::remove_reclaim(std::uint64_t id) {
+  std::lock_guard lk(mu_);
+  if (!reclaim_) return;
+  auto next = std::make_shared<std::vector<std::pair<std::uint64_t, std::function<void()>>>>(*reclaim_);
+  std::erase_if(*next, [&](const auto& e) { return e.first == id; });
+  reclaim_ = next->empty() ? nullptr : std::move(next);
 }
 
 bool MemoryBudget::has_waiters() const {

@@ -34,6 +34,7 @@
 #include <optional>
 #include <stop_token>
 #include <string>
+#include <vector>
 #include <string_view>
 
 #include "splitprove/error.hpp"
@@ -148,7 +149,14 @@ class MemoryBudget {
   // without the budget's lock, whenever a reserve() is about to wait, after it has been queued;
   // it should give back what it holds idle (holders check has_waiters() before keeping more).
   // Empty: none. Set it before the budget is shared between threads, clear it before its holder dies.
+  // Replaces every hook added below.
   void set_reclaim(std::function<void()> fn);
+  // Several holders of idle memory on one budget (engines sharing it): each adds its hook, and
+  // every hook runs when a reserve() is about to wait. A hook may still be running in another
+  // thread just after remove_reclaim() returns: it must not reach into a dead holder (capture a
+  // weak_ptr to it).
+  std::uint64_t add_reclaim(std::function<void()> fn);
+  void remove_reclaim(std::uint64_t id);
   // Whether any reserve() is waiting now.
   bool has_waiters() const;
 
@@ -181,7 +189,9 @@ class MemoryBudget {
   std::uint64_t waiting_bytes_ = 0;
   std::uint64_t cancelled_ = 0;
   std::array<TagBooks, kTagCount> tags_{};
-  std::shared_ptr<const std::function<void()>> reclaim_;
+  // Copied on write: reserve() runs a snapshot without the lock.
+  std::shared_ptr<const std::vector<std::pair<std::uint64_t, std::function<void()>>>> reclaim_;
+  std::uint64_t next_reclaim_id_ = 1;
 };
 
 }  // namespace splitprove::mem

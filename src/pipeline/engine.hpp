@@ -76,6 +76,10 @@ struct EngineConfig {
   std::uint32_t g2_queue = 1;     // pending proofs waiting for a G2 worker
   std::uint32_t final_queue = 1;  // pending proofs waiting for a finalizer
   std::uint64_t host_budget = 0;  // bytes; 0: no cap (the books are still kept)
+  // One budget for several engines (the daemon's engines of both curves): when set, the engine
+  // books everything there instead of in a budget of its own, and host_budget should be its
+  // capacity (the memory model reads it). Null: the engine makes its own of host_budget.
+  std::shared_ptr<mem::MemoryBudget> shared_budget;
   // true: the G2 stage runs on its own workers beside the GPU stage (the split). false: the GPU
   // worker runs the G2 stage itself right after the GPU stage (for comparison: stage times add).
   bool split_g2 = true;
@@ -220,7 +224,9 @@ class Engine {
   void fit_worker_scratch(const PartitionCost& cost, const std::string& what);
 
   EngineConfig cfg_;
-  mem::MemoryBudget budget_;
+  std::shared_ptr<mem::MemoryBudget> budget_owner_;  // cfg_.shared_budget, or the engine's own
+  mem::MemoryBudget& budget_;
+  std::uint64_t reclaim_id_ = 0;
   // Dies before budget_ (declared after it): its idle blocks give their bytes back first.
   std::shared_ptr<mem::BufferPool> pool_;
   std::mutex admit_mu_;  // one admission at a time while buffers are recycled (admit())

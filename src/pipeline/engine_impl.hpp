@@ -90,7 +90,10 @@ template <class E>
 Engine<E>::Engine(EngineConfig cfg, std::shared_ptr<GpuStage<E>> gpu,
                   std::shared_ptr<G2Stage<E>> g2)
     : cfg_((cfg.check(), cfg)),
-      budget_(cfg.host_budget ? cfg.host_budget : detail::kNoBudget, "host"),
+      budget_owner_(cfg.shared_budget ? cfg.shared_budget
+                                      : std::make_shared<mem::MemoryBudget>(
+                                            cfg.host_budget ? cfg.host_budget : detail::kNoBudget, "host")),
+      budget_(*budget_owner_),
       gpu_(std::move(gpu)),
       g2_(std::move(g2)) {
   if (!gpu_ || !g2_) throw Error("pipeline: the engine needs a GPU stage and a G2 stage");
@@ -101,7 +104,10 @@ Engine<E>::Engine(EngineConfig cfg, std::shared_ptr<GpuStage<E>> gpu,
   if (cfg_.recycle_buffers) {
     pool_ = std::make_shared<mem::BufferPool>();
     // Idle buffers never make a reservation wait: it gives them back first.
-    budget_.set_reclaim([p = pool_.get()] { p->trim(); });
+    // A weak hold: another engine on a shared budget may run this hook while this one dies.
+    reclaim_id_ = budget_.add_reclaim([w = std::weak_ptr<mem::BufferPool>(pool_)] {
+      if (auto p = w.lock()) p->trim();
+    });
   }
   // The workers' scratch, before any work: if it does not fit, the engine does not start.
   {
@@ -145,7 +151,7 @@ Engine<E>::Engine(EngineConfig cfg, std::shared_ptr<GpuStage<E>> gpu,
 template <class E>
 Engine<E>::~Engine() {
   shutdown();
-  budget_.set_reclaim({});  // the pool dies before the budget
+  if (reclaim_id_) budget_.remove_reclaim(reclaim_id_);  // the pool dies before the budget
 }
 
 template <class E>

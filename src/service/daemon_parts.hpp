@@ -32,7 +32,7 @@ struct Daemon::Loaded {
   std::shared_ptr<const pipeline::Key<ec::Bls12_381>> key_bls;
   std::shared_ptr<const zk::ProvingKey<ec::Bn254>> pk_bn;
   std::shared_ptr<const pipeline::Key<ec::Bn254>> key_bn;
-  mem::Reservation booked;  // host_bytes under tag srs in its curve's engine budget
+  mem::Reservation booked;  // host_bytes under tag srs in the engines' budget
   // Native keys: the recorded circuit (its structure does not depend on the data seed).
   std::shared_ptr<const circuit::ConstraintSystem<ec::Bls12_381::Fr>> cs_bls;
   std::shared_ptr<const circuit::ConstraintSystem<ec::Bn254::Fr>> cs_bn;
@@ -80,9 +80,14 @@ std::shared_ptr<const circuit::ConstraintSystem<Fr>> record_native(std::uint32_t
 
 struct Daemon::Engines {
   Engines(const DaemonConfig& c, std::function<void(int, std::uint64_t, std::string_view, bool)> obs)
-      : cfg(c), observer(std::move(obs)) {}
+      : cfg(c),
+        observer(std::move(obs)),
+        budget(c.budget ? std::make_shared<mem::MemoryBudget>(c.budget, "host") : nullptr) {}
   DaemonConfig cfg;
   std::function<void(int, std::uint64_t, std::string_view, bool)> observer;
+  // With --budget: one budget for both curves' engines, resident keys included (null: none, each
+  // engine keeps its own books).
+  std::shared_ptr<mem::MemoryBudget> budget;
   std::mutex mu;
   std::unique_ptr<pipeline::Engine<ec::Bls12_381>> bls;
   std::unique_ptr<pipeline::Engine<ec::Bn254>> bn;
@@ -99,6 +104,7 @@ struct Daemon::Engines {
       ec.synthesis_workers = cfg.synthesis_workers;
       ec.gpu_workers = cfg.gpu_workers;
       ec.host_budget = cfg.budget;
+      ec.shared_budget = budget;
       pipeline::BackendRequest req;
       req.backend = cfg.backend;
       auto b = pipeline::make_backend<E>(req);
@@ -118,17 +124,19 @@ struct Daemon::Engines {
   }
   void books(DaemonStatus& s) {
     std::lock_guard lk(mu);
-    auto add = [&](auto& e) {
-      if (!e) return;
-      const auto b = e->budget().books();
+    auto add_books = [&](const mem::BudgetBooks& b) {
       if (cfg.budget) s.budget_total += b.capacity;  // 0: no cap
       s.budget_used += b.used;
       s.budget_peak += b.peak;
       for (std::size_t t = 0; t < b.tags.size(); ++t)
         if (b.tags[t].bytes) s.budget_by_tag[std::string(mem::tag_name(mem::Tag(t)))] += b.tags[t].bytes;
     };
-    add(bls);
-    add(bn);
+    if (budget) {
+      add_books(budget->books());
+    } else {
+      if (bls) add_books(bls->budget().books());
+      if (bn) add_books(bn->budget().books());
+    }
     s.backend = backend.empty() ? cfg.backend : backend;
   }
 };
