@@ -222,6 +222,19 @@ void run_submit(const SubmitArgs& a) {
     std::fprintf(stderr, "submit: the idempotency key names job %s, submitted before\n", resp.job_id().c_str());
 }
 
+// The options of a job to submit (submit, prove-remote).
+void add_submit_options(CLI::App* c, SubmitArgs& a) {
+  add_server(c, a.conn);
+  c->add_option("--key", a.key, "The key id (register-key prints it)")->required();
+  c->add_option("--idempotency-key", a.idem, "A name for this request: a retry with it never makes a second job");
+  c->add_option("--priority", a.priority, "-1000..1000; higher runs first")->capture_default_str();
+  c->add_option("--out-dir", a.out_dir, "With --await: write proof_<i>.json and public_<i>.json here");
+  c->add_flag("--quiet,-q", a.quiet, "No progress or summary on stderr");
+  c->add_option("--native-seed", a.native_seed, "For a native key: partitions of the built-in circuit from this data seed");
+  c->add_option("--partitions", a.partitions, "With --native-seed: how many partitions");
+  c->add_option("witnesses", a.witnesses, "The .wtns files, one per partition");
+}
+
 Register reg([](CLI::App& app) {
   {
     auto conn = std::make_shared<Conn>();
@@ -264,16 +277,16 @@ Register reg([](CLI::App& app) {
   {
     auto a = std::make_shared<SubmitArgs>();
     auto* c = app.add_subcommand("submit", "Submit a job (one partition per witness) to the daemon; prints the job id");
-    add_server(c, a->conn);
-    c->add_option("--key", a->key, "The key id (register-key prints it)")->required();
-    c->add_option("--idempotency-key", a->idem, "A name for this request: a retry with it never makes a second job");
-    c->add_option("--priority", a->priority, "-1000..1000; higher runs first")->capture_default_str();
+    add_submit_options(c, *a);
     c->add_flag("--await", a->wait, "Also wait for the job (Prove), as `await` does");
-    c->add_option("--out-dir", a->out_dir, "With --await: write proof_<i>.json and public_<i>.json here");
-    c->add_flag("--quiet,-q", a->quiet, "No progress or summary on stderr");
-    c->add_option("--native-seed", a->native_seed, "For a native key: partitions of the built-in circuit from this data seed");
-    c->add_option("--partitions", a->partitions, "With --native-seed: how many partitions");
-    c->add_option("witnesses", a->witnesses, "The .wtns files, one per partition");
+    c->callback([a] { run_submit(*a); });
+  }
+  {
+    // Submit and await in one call (the Prove RPC): submit --await under its own name.
+    auto a = std::make_shared<SubmitArgs>();
+    a->wait = true;
+    auto* c = app.add_subcommand("prove-remote", "Prove on the daemon: submit, follow the job, write its proofs (Prove)");
+    add_submit_options(c, *a);
     c->callback([a] { run_submit(*a); });
   }
   {

@@ -75,8 +75,8 @@ e2e)
   [[ "$out" == *"INVALID_ARGUMENT"* ]] || fail "await nope: $out"
   KNAT=$("$BIN" register-key --server "$S" --native bn254:2^10) || fail "register-key --native bn254:2^10"
   "$BIN" zkey export-vkey "$W/keys/native/bn254-2^10.zkey" "$W/native.vkey.json" >/dev/null || fail "the native key's file"
-  "$BIN" submit --server "$S" --key "$KNAT" --native-seed 7 --partitions 2 --await --out-dir "$W/out-native" -q >/dev/null \
-    || fail "submit --native-seed"
+  "$BIN" prove-remote --server "$S" --key "$KNAT" --native-seed 7 --partitions 2 --out-dir "$W/out-native" -q >/dev/null \
+    || fail "prove-remote --native-seed"
   for i in 0 1; do "$BIN" verify "$W/native.vkey.json" "$W/out-native/public_$i.json" "$W/out-native/proof_$i.json" >/dev/null || fail "native proof $i"; done
   echo "ok: CLI client, both curves and the native circuit"
   m=$(get /metrics) || fail "GET /metrics"
