@@ -1,0 +1,615 @@
+// The job store on SQLite (WAL, synchronous FULL) with the witness spool beside it.
+#include "service/store.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <filesystem>
+
+#include "service/errors.hpp"
+#include "service/sqlite.hpp"
+#include "service/store_sqlite_schema.hpp"
+#include "util/output.hpp"
+
+namespace splitprove::service {
+namespace fs = std::filesystem;
+
+namespace {
+using sqlite_schema::kMigrations;
+using sqlite_schema::kSchema;
+using sqlite_schema::kSchemaVersion;
+
+void fsync_dir(const fs::path& dir) {
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) throw StoreError(fmt::format("{}: cannot open the directory to sync it", dir.string()));
+  const int rc = ::fsync(fd);
+  ::close(fd);
+  if (rc != 0) throw StoreError(fmt::format("{}: fsync of the directory failed", dir.string()));
+}
+
+class SqliteStore;
+
+class SqliteInputWriter final : public InputWriter {
+ public:
+  SqliteInputWriter(SqliteStore& store, NewJob job, std::string job_id, fs::path dir)
+      : store_(store), job_(std::move(job)), job_id_(std::move(job_id)), dir_(std::move(dir)) {}
+  ~SqliteInputWriter() override;
+  void append(std::uint32_t partition, std::uint64_t offset,
+              std::span<const std::uint8_t> bytes) override;
+  bool complete() const override { return next_ == job_.witness_bytes.size() && !file_; }  // native: at once
+  std::uint32_t landed() const override { return next_; }
+  std::string path_of(std::uint32_t p) const override {
+    return (dir_ / fmt::format("{}.wtns", p)).string();
+  }
+  std::pair<JobRecord, bool> commit() override;
+
+ private:
+  SqliteStore& store_;
+  NewJob job_;
+  std::string job_id_;
+  fs::path dir_;
+  std::uint32_t next_ = 0;  // partition being (or next to be) written
+  std::unique_ptr<util::AtomicFile> file_;
+  bool committed_ = false;
+};
+
+JobRecord read_job(Stmt& q) {
+  // Columns: job_id, key_id, idempotency_key, fingerprint, priority, state, partition_count,
+  // spool_bytes, error, created_at, started_at, finished_at, done, failed.
+  JobRecord j;
+  j.job_id = q.text(0);
+  j.key_id = q.text(1);
+  j.idempotency_key = q.opt_text(2);
+  j.fingerprint = q.text(3);
+  j.priority = std::int32_t(q.i64(4));
+  j.state = job_state_from(q.text(5));
+  j.partition_count = std::uint32_t(q.i64(6));
+  j.spool_bytes = std::uint64_t(q.i64(7));
+  j.error = q.text(8);
+  j.created_at = q.i64(9);
+  j.started_at = q.opt_i64(10);
+  j.finished_at = q.opt_i64(11);
+  j.partitions_done = std::uint32_t(q.i64(12));
+  j.partitions_failed = std::uint32_t(q.i64(13));
+  if (auto seed = q.opt_i64(14)) j.native_seed = std::uint64_t(*seed);
+  return j;
+}
+
+constexpr const char* kJobCols =
+    "j.job_id, j.key_id, j.idempotency_key, j.fingerprint, j.priority, j.state, "
+    "j.partition_count, j.spool_bytes, j.error, j.created_at, j.started_at, j.finished_at, "
+    "(SELECT count(*) FROM partitions p WHERE p.job_id = j.job_id AND p.state = 'done'), "
+    "(SELECT count(*) FROM partitions p WHERE p.job_id = j.job_id AND p.state = 'failed'), "
+    "j.native_seed";
+
+class SqliteStore final : public JobStore {
+ public:
+  explicit SqliteStore(const StoreConfig& cfg)
+      : cfg_(cfg),
+        spool_(cfg.spool_dir.empty() ? fs::path(cfg.state_dir) / "spool" : fs::path(cfg.spool_dir)),
+        db_(prepare_dirs(cfg, spool_)) {
+    migrate();
+  }
+
+  static std::string prepare_dirs(const StoreConfig& cfg, const fs::path& spool) {
+    if (cfg.state_dir.empty()) throw Error("job store: no state directory configured");
+    std::error_code ec;
+    fs::create_directories(cfg.state_dir, ec);
+    if (ec) throw Error(fmt::format("{}: cannot create the state directory: {}", cfg.state_dir, ec.message()));
+    fs::create_directories(spool, ec);
+    if (ec) throw Error(fmt::format("{}: cannot create the spool directory: {}", spool.string(), ec.message()));
+    return (fs::path(cfg.state_dir) / "splitprove.db").string();
+  }
+
+  void migrate() {
+    std::lock_guard lk(mu_);
+    Stmt has(db_, "SELECT count(*) FROM sqlite_master WHERE type='table' AND name='schema_version'");
+    has.step();
+    if (has.i64(0) == 0) {
+      Tx tx(db_);
+      db_.exec(kSchema);
+      Stmt ins(db_, "INSERT INTO schema_version VALUES (1, ?)");
+      ins.bind(1, now_ms()).run();
+      tx.commit();
+    }
+    Stmt v(db_, "SELECT max(version) FROM schema_version");
+    v.step();
+    auto version = v.i64(0);
+    if (version > kSchemaVersion)
+      throw Error(fmt::format("{}: the job store has schema version {}, newer than this binary's {}: "
+                              "run the newer splitprove, or point state_dir elsewhere",
+                              db_.path(), version, kSchemaVersion));
+    for (; version < kSchemaVersion; ++version) {
+      Tx tx(db_);
+      db_.exec(kMigrations[version - 1]);
+      Stmt ins(db_, "INSERT INTO schema_version VALUES (?, ?)");
+      ins.bind(1, std::int64_t(version + 1)).bind(2, now_ms()).run();
+      tx.commit();
+    }
+  }
+
+  fs::path job_dir(const std::string& job_id) const { return spool_ / job_id; }
+  std::string witness_path(const std::string& job_id, std::uint32_t p) const override {
+    return (job_dir(job_id) / fmt::format("{}.wtns", p)).string();
+  }
+
+  std::optional<JobRecord> find_idempotent(std::string_view key) override {
+    std::lock_guard lk(mu_);
+    Stmt q(db_, fmt::format("SELECT {} FROM jobs j WHERE j.idempotency_key = ?", kJobCols));
+    q.bind(1, key);
+    if (!q.step()) return std::nullopt;
+    return read_job(q);
+  }
+
+  std::unique_ptr<InputWriter> create_job(const NewJob& job) override {
+    if (job.partitions == 0) throw Error("job store: a job needs at least one partition");
+    if (job.native_seed ? !job.witness_bytes.empty() : job.witness_bytes.size() != job.partitions)
+      throw Error("job store: a circom job has one witness per partition, a native job none");
+    const std::string id = new_job_id();
+    const fs::path dir = job_dir(id);
+    if (job.native_seed) return std::make_unique<SqliteInputWriter>(*this, job, id, dir);
+    std::error_code ec;
+    fs::create_directory(dir, ec);
+    if (ec) throw StoreError(fmt::format("{}: cannot create the job's spool directory: {}", dir.string(), ec.message()));
+    ::chmod(dir.c_str(), 0700);
+    fsync_dir(spool_);
+    return std::make_unique<SqliteInputWriter>(*this, job, id, dir);
+  }
+
+  std::pair<JobRecord, bool> insert_job(const NewJob& job, const std::string& id) {
+    std::unique_lock lk(mu_);
+    std::uint64_t total = 0;
+    for (auto b : job.witness_bytes) total += b;
+    try {
+      Tx tx(db_);
+      Stmt ins(db_,
+               "INSERT INTO jobs (job_id, key_id, idempotency_key, fingerprint, priority, state, "
+               "partition_count, spool_bytes, created_at, native_seed) VALUES (?, ?, ?, ?, ?, 'queued', "
+               "?, ?, ?, ?)");
+      ins.bind(1, id).bind(2, job.key_id).bind(3, job.idempotency_key).bind(4, job.fingerprint);
+      ins.bind(5, std::int64_t(job.priority)).bind(6, std::int64_t(job.partitions));
+      ins.bind(7, std::int64_t(total)).bind(8, now_ms());
+      if (job.native_seed) ins.bind(9, std::int64_t(*job.native_seed)); else ins.bind_null(9);
+      ins.run();
+      Stmt part(db_, "INSERT INTO partitions (job_id, idx, state, witness_bytes) VALUES (?, ?, 'queued', ?)");
+      for (std::size_t i = 0; i < job.partitions; ++i) {
+        part.reset();
+        const auto bytes = i < job.witness_bytes.size() ? job.witness_bytes[i] : 0;
+        part.bind(1, id).bind(2, std::int64_t(i)).bind(3, std::int64_t(bytes)).run();
+      }
+      tx.commit();
+    } catch (const ConstraintError&) {
+      if (!job.idempotency_key) throw;
+      lk.unlock();
+      auto winner = find_idempotent(*job.idempotency_key);
+      if (!winner) throw;
+      return {*winner, false};
+    }
+    lk.unlock();
+    return {*get_job(id, false, false), true};
+  }
+
+  std::vector<Claim> next_partitions(std::size_t n, std::string_view owner) override {
+    std::lock_guard lk(mu_);
+    std::vector<Claim> out;
+    if (n == 0) return out;
+    Tx tx(db_);
+    Stmt q(db_,
+           "SELECT p.job_id, p.idx, j.key_id, p.attempts, j.native_seed FROM partitions p JOIN jobs j USING (job_id) "
+           "WHERE p.state = 'queued' AND j.state IN ('queued', 'running') "
+           "ORDER BY j.priority DESC, j.created_at, j.job_id, p.idx LIMIT ?");
+    q.bind(1, std::int64_t(n));
+    while (q.step()) {
+      Claim c{q.text(0), std::uint32_t(q.i64(1)), std::uint32_t(q.i64(3)) + 1, q.text(2), std::nullopt};
+      if (auto seed = q.opt_i64(4)) c.native_seed = std::uint64_t(*seed);
+      out.push_back(std::move(c));
+    }
+    const Millis t = now_ms();
+    Stmt up(db_,
+            "UPDATE partitions SET state = 'running', attempts = attempts + 1, lease_owner = ?, "
+            "started_at = ?, error = NULL WHERE job_id = ? AND idx = ?");
+    Stmt job(db_,
+             "UPDATE jobs SET state = 'running', started_at = coalesce(started_at, ?) "
+             "WHERE job_id = ? AND state = 'queued'");
+    for (auto& c : out) {
+      up.reset();
+      up.bind(1, owner).bind(2, t).bind(3, c.job_id).bind(4, std::int64_t(c.index)).run();
+      job.reset();
+      job.bind(1, t).bind(2, c.job_id).run();
+    }
+    tx.commit();
+    owner_ = owner;
+    return out;
+  }
+
+  // Inside a transaction: does claim c still hold?
+  bool holds(const Claim& c) {
+    Stmt q(db_, "SELECT state, attempts, lease_owner FROM partitions WHERE job_id = ? AND idx = ?");
+    q.bind(1, c.job_id).bind(2, std::int64_t(c.index));
+    if (!q.step()) return false;
+    return q.text(0) == "running" && std::uint32_t(q.i64(1)) == c.attempt && q.text(2) == owner_;
+  }
+
+  bool commit_partition_result(const Claim& c, std::string_view proof,
+                               std::string_view pub) override {
+    std::lock_guard lk(mu_);
+    Tx tx(db_);
+    if (!holds(c)) return false;
+    const Millis t = now_ms();
+    Stmt up(db_,
+            "UPDATE partitions SET state = 'done', proof_json = ?, public_json = ?, finished_at = ?, "
+            "lease_owner = NULL WHERE job_id = ? AND idx = ?");
+    up.bind(1, proof).bind(2, pub).bind(3, t).bind(4, c.job_id).bind(5, std::int64_t(c.index)).run();
+    Stmt left(db_, "SELECT count(*) FROM partitions WHERE job_id = ? AND state <> 'done'");
+    left.bind(1, c.job_id);
+    left.step();
+    if (left.i64(0) == 0) {
+      Stmt job(db_, "UPDATE jobs SET state = 'succeeded', finished_at = ? WHERE job_id = ?");
+      job.bind(1, t).bind(2, c.job_id).run();
+    }
+    tx.commit();
+    return true;
+  }
+
+  void fail_job_locked(const std::string& job_id, std::string_view error, Millis t) {
+    Stmt job(db_,
+             "UPDATE jobs SET state = 'failed', error = ?, finished_at = ? WHERE job_id = ? AND "
+             "state IN ('queued', 'running')");
+    job.bind(1, error).bind(2, t).bind(3, job_id).run();
+    Stmt drop(db_,
+              "UPDATE partitions SET state = 'dropped', lease_owner = NULL WHERE job_id = ? AND "
+              "state IN ('queued', 'running')");
+    drop.bind(1, job_id).run();
+  }
+
+  bool fail_partition(const Claim& c, std::string_view error, bool retryable) override {
+    std::lock_guard lk(mu_);
+    Tx tx(db_);
+    if (!holds(c)) return false;
+    const Millis t = now_ms();
+    if (retryable && c.attempt < cfg_.max_attempts) {
+      Stmt up(db_,
+              "UPDATE partitions SET state = 'queued', lease_owner = NULL, error = ? WHERE job_id = ? "
+              "AND idx = ?");
+      up.bind(1, error).bind(2, c.job_id).bind(3, std::int64_t(c.index)).run();
+    } else {
+      Stmt up(db_,
+              "UPDATE partitions SET state = 'failed', lease_owner = NULL, error = ?, finished_at = ? "
+              "WHERE job_id = ? AND idx = ?");
+      up.bind(1, error).bind(2, t).bind(3, c.job_id).bind(4, std::int64_t(c.index)).run();
+      fail_job_locked(c.job_id, fmt::format("partition {}: {}", c.index, error), t);
+    }
+    tx.commit();
+    return true;
+  }
+
+  void release(const Claim& c) override {
+    std::lock_guard lk(mu_);
+    Tx tx(db_);
+    if (!holds(c)) return;
+    Stmt up(db_,
+            "UPDATE partitions SET state = 'queued', lease_owner = NULL, attempts = attempts - 1 "
+            "WHERE job_id = ? AND idx = ?");
+    up.bind(1, c.job_id).bind(2, std::int64_t(c.index)).run();
+    tx.commit();
+  }
+
+  std::optional<JobRecord> cancel_job(const std::string& job_id, std::string_view why) override {
+    {
+      std::lock_guard lk(mu_);
+      Tx tx(db_);
+      Stmt q(db_, "SELECT state FROM jobs WHERE job_id = ?");
+      q.bind(1, job_id);
+      if (!q.step()) return std::nullopt;
+      const JobState s = job_state_from(q.text(0));
+      if (s == JobState::succeeded || s == JobState::failed)
+        throw Conflict(fmt::format("job {} already {}: only a queued or running job can be cancelled",
+                                   job_id, to_string(s)));
+      if (s != JobState::cancelled) {
+        const Millis t = now_ms();
+        Stmt up(db_, "UPDATE jobs SET state = 'cancelled', error = ?, finished_at = ? WHERE job_id = ?");
+        up.bind(1, why.empty() ? std::string("cancelled") : fmt::format("cancelled: {}", why));
+        up.bind(2, t).bind(3, job_id).run();
+        Stmt drop(db_,
+                  "UPDATE partitions SET state = 'dropped', lease_owner = NULL WHERE job_id = ? AND "
+                  "state IN ('queued', 'running')");
+        drop.bind(1, job_id).run();
+      }
+      tx.commit();
+    }
+    return get_job(job_id, true, false);
+  }
+
+  std::optional<JobRecord> get_job(const std::string& job_id, bool with_partitions,
+                                   bool with_results) override {
+    std::lock_guard lk(mu_);
+    Stmt q(db_, fmt::format("SELECT {} FROM jobs j WHERE j.job_id = ?", kJobCols));
+    q.bind(1, job_id);
+    if (!q.step()) return std::nullopt;
+    JobRecord j = read_job(q);
+    if (with_partitions || with_results) {
+      Stmt p(db_,
+             fmt::format("SELECT idx, state, attempts, started_at, finished_at, error, witness_bytes{} "
+                         "FROM partitions WHERE job_id = ? ORDER BY idx",
+                         with_results ? ", proof_json, public_json" : ""));
+      p.bind(1, job_id);
+      while (p.step()) {
+        PartitionRecord r;
+        r.index = std::uint32_t(p.i64(0));
+        r.state = part_state_from(p.text(1));
+        r.attempts = std::uint32_t(p.i64(2));
+        r.started_at = p.opt_i64(3);
+        r.finished_at = p.opt_i64(4);
+        r.error = p.text(5);
+        r.witness_bytes = std::uint64_t(p.i64(6));
+        if (with_results) {
+          r.proof_json = p.text(7);
+          r.public_json = p.text(8);
+        }
+        j.partitions.push_back(std::move(r));
+      }
+    }
+    return j;
+  }
+
+  JobPage list_jobs(std::optional<JobState> state, std::size_t page_size,
+                    std::string_view token) override {
+    const std::string filter = state ? to_string(*state) : "all";
+    Millis after_t = 0;
+    std::string after_id;
+    if (!token.empty()) {
+      // "<filter>/<created_at>/<job id>"
+      const auto a = token.find('/'), b = token.rfind('/');
+      bool ok = a != std::string_view::npos && b != a && token.substr(0, a) == filter;
+      if (ok) {
+        try {
+          after_t = std::stoll(std::string(token.substr(a + 1, b - a - 1)));
+        } catch (...) {
+          ok = false;
+        }
+        after_id = std::string(token.substr(b + 1));
+        ok = ok && valid_job_id(after_id);
+      }
+      if (!ok)
+        throw Error(fmt::format("page token '{}' was not issued by this daemon for state filter '{}'",
+                                token, filter));
+    }
+    std::lock_guard lk(mu_);
+    std::string sql = fmt::format("SELECT {} FROM jobs j WHERE 1", kJobCols);
+    if (state) sql += " AND j.state = ?1";
+    if (!token.empty()) sql += " AND (j.created_at < ?2 OR (j.created_at = ?2 AND j.job_id < ?3))";
+    sql += " ORDER BY j.created_at DESC, j.job_id DESC LIMIT ?4";
+    Stmt q(db_, sql);
+    if (state) q.bind(1, std::string_view(to_string(*state)));
+    if (!token.empty()) q.bind(2, after_t).bind(3, after_id);
+    q.bind(4, std::int64_t(page_size + 1));
+    JobPage page;
+    while (q.step()) page.jobs.push_back(read_job(q));
+    if (page.jobs.size() > page_size) {
+      page.jobs.resize(page_size);
+      const auto& last = page.jobs.back();
+      page.next_page_token = fmt::format("{}/{}/{}", filter, last.created_at, last.job_id);
+    }
+    return page;
+  }
+
+  RecoveryReport recover() override {
+    std::lock_guard lk(mu_);
+    RecoveryReport r;
+    const Millis t = now_ms();
+    {
+      Tx tx(db_);
+      Stmt q(db_, "SELECT job_id, idx, attempts FROM partitions WHERE state = 'running'");
+      std::vector<std::tuple<std::string, std::int64_t, std::int64_t>> running;
+      while (q.step()) running.emplace_back(q.text(0), q.i64(1), q.i64(2));
+      for (const auto& [job, idx, attempts] : running) {
+        if (std::uint32_t(attempts) >= cfg_.max_attempts) {
+          const std::string why =
+              fmt::format("the daemon stopped {} times while proving it (max_attempts {})", attempts,
+                          cfg_.max_attempts);
+          Stmt up(db_,
+                  "UPDATE partitions SET state = 'failed', lease_owner = NULL, error = ?, "
+                  "finished_at = ? WHERE job_id = ? AND idx = ?");
+          up.bind(1, why).bind(2, t).bind(3, job).bind(4, idx).run();
+          fail_job_locked(job, fmt::format("partition {}: {}", idx, why), t);
+          ++r.failed;
+        } else {
+          Stmt up(db_,
+                  "UPDATE partitions SET state = 'queued', lease_owner = NULL WHERE job_id = ? AND idx = ?");
+          up.bind(1, job).bind(2, idx).run();
+          ++r.requeued;
+        }
+      }
+      tx.commit();
+    }
+    // The spool: only directories of jobs whose inputs are kept stay, and in them only witnesses.
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(spool_, ec)) {
+      const std::string name = e.path().filename().string();
+      Stmt q(db_, "SELECT partition_count, spool_bytes FROM jobs WHERE job_id = ?");
+      q.bind(1, name);
+      const bool keep = e.is_directory() && q.step() && q.i64(1) > 0;
+      if (!keep) {
+        fs::remove_all(e.path(), ec);
+        ++r.spool_removed;
+        continue;
+      }
+      const auto n = q.i64(0);
+      for (const auto& f : fs::directory_iterator(e.path(), ec)) {
+        const std::string fn = f.path().filename().string();
+        bool ok = false;
+        if (fn.size() > 5 && fn.ends_with(".wtns") && fn[0] != '.') {
+          try {
+            std::size_t used = 0;
+            const long long p = std::stoll(fn.substr(0, fn.size() - 5), &used);
+            ok = used == fn.size() - 5 && p >= 0 && p < n;
+          } catch (...) {
+          }
+        }
+        if (!ok) {
+          fs::remove_all(f.path(), ec);
+          ++r.temporaries_removed;
+        }
+      }
+    }
+    if (r.spool_removed || r.temporaries_removed) fsync_dir(spool_);
+    return r;
+  }
+
+  CollectReport collect(Millis inputs_before, Millis jobs_before) override {
+    CollectReport r;
+    std::vector<std::string> inputs;
+    {
+      std::lock_guard lk(mu_);
+      Stmt q(db_, "SELECT job_id FROM jobs WHERE finished_at IS NOT NULL AND finished_at < ? AND spool_bytes > 0");
+      q.bind(1, inputs_before);
+      while (q.step()) inputs.push_back(q.text(0));
+    }
+    for (const auto& id : inputs) {
+      std::error_code ec;
+      fs::remove_all(job_dir(id), ec);  // files first: a crash between leaves a job without inputs
+      std::lock_guard lk(mu_);
+      Stmt up(db_, "UPDATE jobs SET spool_bytes = 0 WHERE job_id = ?");
+      up.bind(1, id).run();
+      ++r.inputs_removed;
+    }
+    if (!inputs.empty()) fsync_dir(spool_);
+    std::lock_guard lk(mu_);
+    Tx tx(db_);
+    Stmt del(db_, "DELETE FROM jobs WHERE finished_at IS NOT NULL AND finished_at < ? AND spool_bytes = 0");
+    del.bind(1, jobs_before);
+    r.jobs_deleted = std::uint32_t(del.run());
+    tx.commit();
+    return r;
+  }
+
+  Counts counts() override {
+    std::lock_guard lk(mu_);
+    Counts c;
+    Stmt j(db_, "SELECT state, count(*) FROM jobs WHERE state IN ('queued', 'running') GROUP BY state");
+    while (j.step()) (j.text(0) == "queued" ? c.queued_jobs : c.running_jobs) = std::uint32_t(j.i64(1));
+    Stmt p(db_, "SELECT state, count(*) FROM partitions WHERE state IN ('queued', 'running') GROUP BY state");
+    while (p.step())
+      (p.text(0) == "queued" ? c.queued_partitions : c.running_partitions) = std::uint32_t(p.i64(1));
+    Stmt s(db_, "SELECT coalesce(sum(spool_bytes), 0) FROM jobs");
+    s.step();
+    c.spool_bytes = std::uint64_t(s.i64(0));
+    return c;
+  }
+
+  void put_key(const KeyRecord& k) override {
+    std::lock_guard lk(mu_);
+    Stmt q(db_,
+           "INSERT OR IGNORE INTO keys (key_id, zkey_path, curve, log2_domain, constraints, variables, "
+           "public_signals, file_bytes, registered_at, native_log2) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    q.bind(1, k.key_id).bind(2, k.zkey_path).bind(3, k.curve).bind(4, std::int64_t(k.log2_domain));
+    q.bind(5, std::int64_t(k.constraints)).bind(6, std::int64_t(k.variables));
+    q.bind(7, std::int64_t(k.public_signals)).bind(8, std::int64_t(k.file_bytes));
+    q.bind(9, k.registered_at);
+    if (k.native_log2) q.bind(10, std::int64_t(*k.native_log2)); else q.bind_null(10);
+    q.run();
+  }
+
+  static KeyRecord read_key(Stmt& q) {
+    KeyRecord k;
+    k.key_id = q.text(0);
+    k.zkey_path = q.text(1);
+    k.curve = q.text(2);
+    k.log2_domain = std::uint32_t(q.i64(3));
+    k.constraints = std::uint64_t(q.i64(4));
+    k.variables = std::uint64_t(q.i64(5));
+    k.public_signals = std::uint32_t(q.i64(6));
+    k.file_bytes = std::uint64_t(q.i64(7));
+    k.registered_at = q.i64(8);
+    if (auto n = q.opt_i64(9)) k.native_log2 = std::uint32_t(*n);
+    return k;
+  }
+  static constexpr const char* kKeyCols =
+      "key_id, zkey_path, curve, log2_domain, constraints, variables, public_signals, file_bytes, "
+      "registered_at, native_log2";
+
+  std::optional<KeyRecord> get_native_key(std::string_view curve, std::uint32_t log2) override {
+    std::lock_guard lk(mu_);
+    Stmt q(db_, fmt::format("SELECT {} FROM keys WHERE curve = ? AND native_log2 = ?", kKeyCols));
+    q.bind(1, curve).bind(2, std::int64_t(log2));
+    if (!q.step()) return std::nullopt;
+    return read_key(q);
+  }
+
+  std::optional<KeyRecord> get_key(const std::string& key_id) override {
+    std::lock_guard lk(mu_);
+    Stmt q(db_, fmt::format("SELECT {} FROM keys WHERE key_id = ?", kKeyCols));
+    q.bind(1, key_id);
+    if (!q.step()) return std::nullopt;
+    return read_key(q);
+  }
+
+  std::vector<KeyRecord> list_keys() override {
+    std::lock_guard lk(mu_);
+    Stmt q(db_, fmt::format("SELECT {} FROM keys ORDER BY registered_at, key_id", kKeyCols));
+    std::vector<KeyRecord> out;
+    while (q.step()) out.push_back(read_key(q));
+    return out;
+  }
+
+  const fs::path& spool() const { return spool_; }
+
+ private:
+  StoreConfig cfg_;
+  fs::path spool_;
+  std::mutex mu_;  // one transaction at a time on the one connection
+  Db db_;
+  std::string owner_;
+};
+
+SqliteInputWriter::~SqliteInputWriter() {
+  if (committed_ || job_.native_seed) return;  // a native job has no directory
+  file_.reset();  // removes its temporary file
+  std::error_code ec;
+  fs::remove_all(dir_, ec);
+}
+
+void SqliteInputWriter::append(std::uint32_t partition, std::uint64_t offset,
+                               std::span<const std::uint8_t> bytes) {
+  const auto n = job_.witness_bytes.size();
+  if (partition != next_ || partition >= n)
+    throw Error(fmt::format("witness chunk for partition {} out of order: partition {} is next{}",
+                            partition, next_, next_ >= n ? " (all are complete)" : ""));
+  const std::uint64_t have = file_ ? file_->bytes_written() : 0;
+  if (offset != have)
+    throw Error(fmt::format("witness chunk for partition {} at offset {}: {} bytes of it have arrived",
+                            partition, offset, have));
+  const std::uint64_t want = job_.witness_bytes[partition];
+  if (bytes.empty() || have + bytes.size() > want)
+    throw Error(fmt::format("witness chunk for partition {} of {} bytes at offset {}: the partition's "
+                            "declared size is {} bytes",
+                            partition, bytes.size(), offset, want));
+  if (!file_) file_ = std::make_unique<util::AtomicFile>(path_of(partition), 0600);
+  file_->write(bytes.data(), bytes.size());
+  if (file_->bytes_written() == want) {
+    file_->commit();
+    file_.reset();
+    ++next_;
+  }
+}
+
+std::pair<JobRecord, bool> SqliteInputWriter::commit() {
+  if (!complete())
+    throw Error(fmt::format("the witness stream ended at partition {} of {} before every witness was "
+                            "complete",
+                            next_, job_.witness_bytes.size()));
+  auto r = store_.insert_job(job_, job_id_);
+  committed_ = r.second;  // not created: ours is removed by the destructor
+  return r;
+}
+
+}  // namespace
+
+std::unique_ptr<JobStore> open_sqlite_store(const StoreConfig& cfg) {
+  return std::make_unique<SqliteStore>(cfg);
+}
+
+}  // namespace splitprove::service
