@@ -63,15 +63,6 @@ Daemon::Daemon(DaemonConfig cfg) : cfg_(std::move(cfg)) {
   recovery_ = store_->recover();
   owner_ = owner_name();
   started_at_ = now_ms();
-  {
-    mem::SamplerOptions so;
-    so.interval = std::chrono::milliseconds(1000);
-    so.split_anon_file = false;
-    so.max_samples = 4096;
-    so.max_events = 1024;
-    sampler_ = std::make_unique<mem::MemorySampler>(nullptr, so);
-    sampler_->start();
-  }
   metrics_ = std::make_shared<prometheus::Registry>();
   hist_ = std::make_unique<Histograms>(*metrics_);
   hist_->done = &hist_->partition.Add({}, Histograms::buckets());
@@ -79,6 +70,16 @@ Daemon::Daemon(DaemonConfig cfg) : cfg_(std::move(cfg)) {
       cfg_, [this](int curve, std::uint64_t job, std::string_view stage, bool start) {
         on_stage(curve, job, stage, start);
       });
+  {
+    mem::SamplerOptions so;
+    so.interval = std::chrono::milliseconds(1000);
+    so.split_anon_file = false;
+    so.max_samples = 4096;
+    so.max_events = 1024;
+    // With --budget, the timeline carries the books of the engines' one budget beside RSS.
+    sampler_ = std::make_unique<mem::MemorySampler>(engines_->budget.get(), so);
+    sampler_->start();
+  }
   for (std::uint32_t i = 0; i < cfg_.window; ++i) threads_.emplace_back([this] { driver(); });
   threads_.emplace_back([this] { collector(); });
   accepting_ = true;

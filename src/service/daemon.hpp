@@ -222,7 +222,7 @@ class Daemon {
   std::uint64_t change_seq_ = 0;                       // by the pending jobs
 
   std::vector<std::thread> threads_;
-  std::unique_ptr<mem::MemorySampler> sampler_;  // RSS every second, bounded (4096 samples)
+  std::unique_ptr<mem::MemorySampler> sampler_;  // RSS (and the budget's books) every second, bounded
   std::shared_ptr<prometheus::Registry> metrics_;
   struct Histograms;
   std::unique_ptr<Histograms> hist_;
