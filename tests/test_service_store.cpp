@@ -85,9 +85,13 @@ TEST_F(StoreTest, AcceptedJobIsDurableWithItsWitnessesAndClaimsRunInOrder) {
   EXPECT_EQ(c[2].index, 1u);
   EXPECT_EQ(c[2].attempt, 1u);
   EXPECT_TRUE(s->next_partitions(1, "me").empty());
-  EXPECT_TRUE(s->commit_partition_result(c[1], "{p0}", "[0]"));
+  const auto first = s->commit_partition_result(c[1], "{p0}", "[0]");
+  EXPECT_TRUE(first);
+  EXPECT_FALSE(first.job_done);  // one partition of the job is left
   EXPECT_EQ(s->get_job(a.job_id, false, false)->state, JobState::running);
-  EXPECT_TRUE(s->commit_partition_result(c[2], "{p1}", "[1]"));
+  const auto last = s->commit_partition_result(c[2], "{p1}", "[1]");
+  EXPECT_TRUE(last);
+  EXPECT_TRUE(last.job_done);
   const auto done = s->get_job(a.job_id, true, true);
   EXPECT_EQ(done->state, JobState::succeeded);
   EXPECT_EQ(done->partitions_done, 2u);

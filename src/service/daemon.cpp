@@ -327,16 +327,12 @@ void Daemon::run_partition(const Claim& c) {
   }
   try {
     if (ok) {
-      if (store_->commit_partition_result(c, proof_json, public_json)) {
+      if (const auto done = store_->commit_partition_result(c, proof_json, public_json)) {
         finish("partition_done", "");
         hist_->done->Observe(double(now_ms() - started) / 1000.0);
-        const auto j = store_->get_job(c.job_id, false, false);
         std::lock_guard lk(mu_);
         ++partitions_done_;
-        // Only the last partition's commit makes a job succeed: counted once.
-        if (j && j->state == JobState::succeeded && j->partitions_done == j->partition_count &&
-            j->finished_at)
-          ++jobs_succeeded_;
+        if (done.job_done) ++jobs_succeeded_;  // the commit that ended the job: counted once
       } else {
         finish("partition_discarded", "the claim no longer holds (job cancelled or failed)");
       }
@@ -366,7 +362,16 @@ void Daemon::run_partition(const Claim& c) {
   }
   work_cv_.notify_all();
   changed(c.job_id);
-  if (auto j = store_->get_job(c.job_id, false, false); !j || is_final(j->state)) {
+  // The job as this partition's write left it: a job ends only through one partition's write
+  // (or Cancel, which ends it itself), so the partition whose write ended it sees the end here.
+  std::optional<JobRecord> j;
+  try {
+    j = store_->get_job(c.job_id, false, false);
+  } catch (const std::exception& e) {
+    log_event(spdlog::level::warn, "store_error", {{"job", c.job_id}, {"error", e.what()}});
+    return;
+  }
+  if (!j || is_final(j->state)) {
     bool first = false;
     {
       std::lock_guard lk(change_mu_);

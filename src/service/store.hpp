@@ -133,9 +133,15 @@ class JobStore {
   // Claims up to n queued partitions (highest priority, then oldest job, then index), for
   // `owner`; their jobs become running.
   virtual std::vector<Claim> next_partitions(std::size_t n, std::string_view owner) = 0;
-  // false: the claim no longer holds (the job was cancelled or failed, or it was reclaimed).
-  virtual bool commit_partition_result(const Claim& c, std::string_view proof_json,
-                                       std::string_view public_json) = 0;
+  // The proof of a claimed partition, committed. false (held): the claim no longer holds (the job
+  // was cancelled or failed, or it was reclaimed) and nothing was written; job_done: this commit
+  // was the job's last partition, and the job succeeded in the same transaction.
+  struct Committed {
+    bool held = false, job_done = false;
+    explicit operator bool() const { return held; }
+  };
+  virtual Committed commit_partition_result(const Claim& c, std::string_view proof_json,
+                                            std::string_view public_json) = 0;
   // retryable: back to queued unless the attempts are spent; else the partition and its job fail.
   virtual bool fail_partition(const Claim& c, std::string_view error, bool retryable) = 0;
   // Back to queued, the attempt not counted (shutdown).

@@ -233,11 +233,11 @@ class SqliteStore final : public JobStore {
     return q.text(0) == "running" && std::uint32_t(q.i64(1)) == c.attempt && q.text(2) == owner_;
   }
 
-  bool commit_partition_result(const Claim& c, std::string_view proof,
-                               std::string_view pub) override {
+  Committed commit_partition_result(const Claim& c, std::string_view proof,
+                                    std::string_view pub) override {
     std::lock_guard lk(mu_);
     Tx tx(db_);
-    if (!holds(c)) return false;
+    if (!holds(c)) return {};
     const Millis t = now_ms();
     Stmt up(db_,
             "UPDATE partitions SET state = 'done', proof_json = ?, public_json = ?, finished_at = ?, "
@@ -246,12 +246,13 @@ class SqliteStore final : public JobStore {
     Stmt left(db_, "SELECT count(*) FROM partitions WHERE job_id = ? AND state <> 'done'");
     left.bind(1, c.job_id);
     left.step();
-    if (left.i64(0) == 0) {
+    const bool last = left.i64(0) == 0;
+    if (last) {
       Stmt job(db_, "UPDATE jobs SET state = 'succeeded', finished_at = ? WHERE job_id = ?");
       job.bind(1, t).bind(2, c.job_id).run();
     }
     tx.commit();
-    return true;
+    return {true, last};
   }
 
   void fail_job_locked(const std::string& job_id, std::string_view error, Millis t) {
