@@ -1,6 +1,5 @@
 // The daemon's client commands: register-key, submit, await, status, jobs, cancel, each talking to
 // `splitprove serve` over its gRPC API (--server, or SPLITPROVE_SERVER).
-#include <google/protobuf/util/json_util.h>
 #include <grpcpp/grpcpp.h>
 #include <unistd.h>
 
@@ -18,6 +17,7 @@
 #include "cli/command.hpp"
 #include "cli/progress.hpp"
 #include "cli/remote.hpp"
+#include "service/grpc_service.hpp"
 #include "splitprove/error.hpp"
 #include "splitprove/v1/prover.grpc.pb.h"
 #include "util/output.hpp"
@@ -94,15 +94,6 @@ void add_server(CLI::App* c, Conn& conn) {
   c->add_option("--server", conn.server, "The daemon: unix:PATH or HOST:PORT (default: $SPLITPROVE_SERVER)");
   c->add_option("--tls-ca", conn.tls_ca, "PEM roots of the daemon's TLS certificate: connect over TLS (default: $SPLITPROVE_TLS_CA)");
   c->add_option("--token-file", conn.token_file, "The bearer token to send, over TLS (default: $SPLITPROVE_TOKEN_FILE)");
-}
-
-std::string to_json(const google::protobuf::Message& m) {
-  std::string out;
-  google::protobuf::util::JsonPrintOptions o;
-  o.add_whitespace = true;
-  o.preserve_proto_field_names = true;
-  (void)google::protobuf::util::MessageToJsonString(m, &out, o);
-  return out;
 }
 
 }  // namespace remote
@@ -322,7 +313,7 @@ Register reg([](CLI::App& app) {
       grpc::ClientContext ctx;
       v1::GetStatusResponse resp;
       check(conn->stub()->GetStatus(&ctx, {}, &resp), "status");
-      std::printf("%s", to_json(resp).c_str());
+      std::printf("%s", service::message_json(resp).c_str());
     });
   }
   {
@@ -341,7 +332,7 @@ Register reg([](CLI::App& app) {
         req.set_job_id(*job);
         v1::GetJobResponse resp;
         check(stub->GetJob(&ctx, req, &resp), "jobs");
-        std::printf("%s", to_json(resp).c_str());
+        std::printf("%s", service::message_json(resp).c_str());
         return;
       }
       v1::ListJobsRequest req;

@@ -41,8 +41,6 @@ const char* code_name(grpc::StatusCode c);
 // Throws Error "what: CODE: message" unless `s` is OK.
 void check(const grpc::Status& s, const std::string& what);
 
-// A reply as indented JSON with the .proto's field names.
-std::string to_json(const google::protobuf::Message& m);
 
 // A job to submit: a native key's seed and partition count, or one .wtns per partition.
 struct SubmitArgs {

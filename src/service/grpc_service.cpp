@@ -543,15 +543,19 @@ class ProverImpl final : public v1::Prover::Service {
 
 }  // namespace
 
-std::string status_json(Daemon& daemon) {
-  v1::GetStatusResponse resp;
-  fill_status(daemon, &resp);
+std::string message_json(const google::protobuf::Message& m) {
   std::string out;
   google::protobuf::util::JsonPrintOptions o;
   o.add_whitespace = true;
   o.preserve_proto_field_names = true;
-  (void)google::protobuf::util::MessageToJsonString(resp, &out, o);
+  (void)google::protobuf::util::MessageToJsonString(m, &out, o);
   return out;
+}
+
+std::string status_json(Daemon& daemon) {
+  v1::GetStatusResponse resp;
+  fill_status(daemon, &resp);
+  return message_json(resp);
 }
 
 struct Server::Impl {

@@ -13,6 +13,10 @@
 #include <string>
 #include <vector>
 
+namespace google::protobuf {
+class Message;
+}
+
 namespace splitprove::service {
 
 class Daemon;
@@ -50,6 +54,9 @@ class Server {
 
 // GetStatus' reply as JSON (for GET /status).
 std::string status_json(Daemon& daemon);
+
+// A message as indented JSON with the .proto's field names (GET /status, the CLI's replies).
+std::string message_json(const google::protobuf::Message& m);
 
 // Checks a listen address against the rules above (Error naming it); `secure`: TLS and a token
 // are configured, so addresses beyond loopback are allowed.

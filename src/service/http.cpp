@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include <functional>
+
 #include <thread>
 
 #include "mem/process_memory.hpp"
@@ -74,30 +76,20 @@ HttpServer::HttpServer(Daemon& daemon, const std::string& listen) : impl_(std::m
   check_listen_address(listen);
   if (listen.starts_with("unix:")) throw Error(fmt::format("http listen address '{}': give a loopback HOST:PORT", listen));
   auto& srv = impl_->server;
-  srv.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
-    try {
-      res.set_content(metrics_text(impl_->d), "text/plain; version=0.0.4");
-    } catch (const std::exception& e) {
-      res.status = 500;
-      res.set_content(e.what(), "text/plain");
-    }
-  });
-  srv.Get("/status", [this](const httplib::Request&, httplib::Response& res) {
-    try {
-      res.set_content(status_json(impl_->d), "application/json");
-    } catch (const std::exception& e) {
-      res.status = 500;
-      res.set_content(e.what(), "text/plain");
-    }
-  });
-  srv.Get("/memory.svg", [this](const httplib::Request&, httplib::Response& res) {
-    try {
-      res.set_content(impl_->d.memory_svg(), "image/svg+xml");
-    } catch (const std::exception& e) {
-      res.status = 500;
-      res.set_content(e.what(), "text/plain");
-    }
-  });
+  // A page made by `make` (on each request), served as `type`; an error is a 500 with its text.
+  auto page = [this, &srv](const char* path, const char* type, std::function<std::string(Daemon&)> make) {
+    srv.Get(path, [this, type, make = std::move(make)](const httplib::Request&, httplib::Response& res) {
+      try {
+        res.set_content(make(impl_->d), type);
+      } catch (const std::exception& e) {
+        res.status = 500;
+        res.set_content(e.what(), "text/plain");
+      }
+    });
+  };
+  page("/metrics", "text/plain; version=0.0.4", [](Daemon& d) { return metrics_text(d); });
+  page("/status", "application/json", [](Daemon& d) { return status_json(d); });
+  page("/memory.svg", "image/svg+xml", [](Daemon& d) { return d.memory_svg(); });
   srv.Get("/healthz", [this](const httplib::Request&, httplib::Response& res) {
     const bool ok = impl_->d.accepting();
     res.status = ok ? 200 : 503;
