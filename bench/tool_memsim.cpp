@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "mem/sim.hpp"
+#include "harness/sim.hpp"
 #include "mem/units.hpp"
 #include "splitprove/error.hpp"
 

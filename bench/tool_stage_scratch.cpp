@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/bench_circuits.hpp"
+#include "harness/bench_circuits.hpp"
 #include "mem/units.hpp"
 #include "pipeline/prover_impl.hpp"
 #include "splitprove/error.hpp"

@@ -21,8 +21,9 @@ declare -A allowed=(
   [mem]="util"
   [pipeline]="circuit ec ff io mem msm poly util zk"
   [cuda]="ec ff mem msm pipeline poly util zk"
+  [harness]="circuit ec ff io mem msm pipeline poly util zk"
   [service]="circuit ec ff io mem msm pipeline poly util zk"
-  [cli]="circuit cuda ec ff io mem msm pipeline poly service util zk"
+  [cli]="circuit cuda ec ff io harness mem msm pipeline poly service util zk"
 )
 
 errors=0

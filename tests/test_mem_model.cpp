@@ -8,8 +8,8 @@
 #include <string>
 
 #include "mem/model.hpp"
-#include "mem/plan.hpp"
-#include "mem/sim.hpp"
+#include "harness/plan.hpp"
+#include "harness/sim.hpp"
 #include "mem/units.hpp"
 
 using namespace splitprove::mem;

@@ -20,7 +20,7 @@
 #include "mem/model.hpp"
 #include "mem/units.hpp"
 #include "msm/msm.hpp"
-#include "pipeline/run.hpp"
+#include "harness/run.hpp"
 #include "pipeline/circom_source.hpp"
 #include "pipeline/engine.hpp"
 #include "splitprove/error.hpp"

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "cli/command.hpp"
-#include "mem/plan.hpp"
+#include "harness/plan.hpp"
 #include "mem/plot.hpp"
 #include "mem/timeline.hpp"
 #include "mem/units.hpp"

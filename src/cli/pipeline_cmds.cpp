@@ -18,11 +18,11 @@
 #include <string>
 #include <vector>
 
-#include "cli/bench_circuits.hpp"
+#include "harness/bench_circuits.hpp"
 #include "cli/command.hpp"
 #include "mem/units.hpp"
 #include "mem/verdict.hpp"
-#include "pipeline/run.hpp"
+#include "harness/run.hpp"
 #include "splitprove/error.hpp"
 #include "util/limits.hpp"
 #include "util/output.hpp"

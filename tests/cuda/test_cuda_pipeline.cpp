@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/bench_circuits.hpp"
+#include "harness/bench_circuits.hpp"
 #include "cuda/stage.hpp"
 #include "gpu.hpp"
 #include "io/json.hpp"

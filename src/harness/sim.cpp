@@ -1,4 +1,4 @@
-#include "mem/sim.hpp"
+#include "harness/sim.hpp"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "mem/plan.hpp"
+#include "harness/plan.hpp"
 
 #include <fmt/format.h>
 

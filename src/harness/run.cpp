@@ -1,4 +1,4 @@
-#include "pipeline/run.hpp"
+#include "harness/run.hpp"
 
 #include <fmt/format.h>
 
