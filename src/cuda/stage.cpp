@@ -413,6 +413,27 @@ void install_for() {
         b.gpu = gpu_stage<E>(g);
         b.g2 = req.g2_on == "cpu" ? pipeline::cpu_g2_stage<E>() : g2_stage<E>(g);
         b.device_sources = memory_sources(g);
+        b.devices = [w = std::weak_ptr<Gpu>(g)] {
+          std::vector<pipeline::DeviceStatus> out;
+          const auto g = w.lock();
+          if (!g) return out;
+          const GpuReport r = report(*g);
+          pipeline::DeviceStatus d;
+          d.index = unsigned(g->opts().device);
+          d.name = r.device;
+          for (const auto& i : list_devices())
+            if (i.index == g->opts().device) {
+              d.total_bytes = i.total_bytes;
+              d.free_bytes = i.free_bytes;
+            }
+          d.budget_capacity = r.budget_capacity;
+          d.budget_used = r.budget_used;
+          d.budget_peak = r.budget_peak;
+          d.key_bytes = r.key_bytes;
+          d.resident_keys = r.resident_keys;
+          out.push_back(std::move(d));
+          return out;
+        };
         b.pin_host_buffers = true;
         return b;
       });

@@ -7,6 +7,7 @@
 //           "cpu":  the CPU stages; "cuda": the device backend, or an Error saying why not.
 //   g2_on   "auto": the G2 stage on the device when the device backend runs (the CPU G2 MSM
 //           dominates a partition on the GPU host), "cpu" / "gpu": forced.
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -26,6 +27,18 @@ struct BackendRequest {
   void check() const;
 };
 
+// One device as its backend reports it (the daemon's GetStatus and /metrics).
+struct DeviceStatus {
+  unsigned index = 0;
+  std::string name;
+  std::uint64_t total_bytes = 0, free_bytes = 0;  // as the driver reports them now
+  std::uint64_t budget_capacity = 0, budget_used = 0, budget_peak = 0;  // the device budget
+  std::uint64_t key_bytes = 0;  // resident keys' points
+  std::size_t resident_keys = 0;
+  bool healthy = true;
+  std::string error;  // why not healthy
+};
+
 template <class E>
 struct Backend {
   std::string name = "cpu";  // the backend of the GPU stage: cpu | cuda
@@ -34,6 +47,8 @@ struct Backend {
   std::shared_ptr<G2Stage<E>> g2;
   // Device-memory sources for the memory sampler (column dev:<name>), one or more per GPU.
   std::vector<std::pair<std::string, mem::DeviceMemorySource>> device_sources;
+  // The devices the stages run on, now (empty function: none, the CPU stages).
+  std::function<std::vector<DeviceStatus>()> devices;
   // The stages copy the partition buffers to a device: make them pinned (BufferOptions::pin; the
   // backend installs the pin hooks, mem/pages.hpp).
   bool pin_host_buffers = false;

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "mem/sampler.hpp"
+#include "pipeline/backend.hpp"
 #include "service/store.hpp"
 
 namespace prometheus {
@@ -97,6 +98,7 @@ struct DaemonStatus {
   std::uint64_t jobs_succeeded = 0, jobs_failed = 0, jobs_cancelled = 0, partitions_done = 0;
   std::vector<KeyInfo> resident_keys;
   std::string backend;
+  std::vector<pipeline::DeviceStatus> gpus;  // empty on the CPU backend
   struct InFlight {
     std::string job_id;
     std::uint32_t partition = 0, attempt = 0;

@@ -92,6 +92,7 @@ struct Daemon::Engines {
   std::unique_ptr<pipeline::Engine<ec::Bls12_381>> bls;
   std::unique_ptr<pipeline::Engine<ec::Bn254>> bn;
   std::string backend;
+  std::function<std::vector<pipeline::DeviceStatus>()> devices;  // the device backend's, if any
 
   template <class E>
   pipeline::Engine<E>& get() {
@@ -111,6 +112,7 @@ struct Daemon::Engines {
       ec.pin_buffers_for(b.pin_host_buffers);
       ec.check();
       backend = b.describe();
+      if (b.devices && !devices) devices = b.devices;  // both curves' backends share the device
       slot = std::make_unique<pipeline::Engine<E>>(ec, b.gpu, b.g2);
       slot->set_stage_observer([obs = observer](std::uint64_t job, std::size_t, std::string_view stage,
                                                 bool start) { obs(int(E::kId), job, stage, start); });
@@ -138,6 +140,7 @@ struct Daemon::Engines {
       if (bn) add_books(bn->budget().books());
     }
     s.backend = backend.empty() ? cfg.backend : backend;
+    if (devices) s.gpus = devices();
   }
 };
 

@@ -271,6 +271,22 @@ void fill_status(Daemon& d_, v1::GetStatusResponse* resp) {
     f->set_gpu(-1);
   }
   for (const auto& k : s.resident_keys) fill_key(resp->add_resident_keys(), k);
+  for (const auto& g : s.gpus) {
+    auto* o = resp->add_gpus();
+    o->set_index(g.index);
+    o->set_name(g.name);
+    o->set_memory_total_bytes(g.total_bytes);
+    o->set_memory_free_bytes(g.free_bytes);
+    auto* b = o->mutable_budget();
+    b->set_total_bytes(g.budget_capacity);
+    b->set_used_bytes(g.budget_used);
+    b->set_free_bytes(g.budget_capacity > g.budget_used ? g.budget_capacity - g.budget_used : 0);
+    b->set_peak_used_bytes(g.budget_peak);
+    if (g.key_bytes) (*b->mutable_by_stage())["srs"] = g.key_bytes;
+    o->set_workers(d_.config().gpu_workers);
+    o->set_healthy(g.healthy);
+    o->set_error(g.error);
+  }
   auto* m = resp->mutable_memory();
   m->set_verdict(s.memory.verdict == "bounded"        ? v1::MEMORY_VERDICT_CLASS_BOUNDED
                  : s.memory.verdict == "accumulation" ? v1::MEMORY_VERDICT_CLASS_ACCUMULATING

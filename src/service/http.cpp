@@ -65,6 +65,16 @@ std::string metrics_text(Daemon& d) {
   for (const auto& [k, v] : s.budget_by_tag) tag.Add({{"tag", k}}).Set(double(v));
   prometheus::BuildGauge().Name("splitprove_rss_bytes").Help("Process resident set size").Register(reg)
       .Add({}).Set(double(mem::read_rss()));
+  auto& dev = prometheus::BuildGauge().Name("splitprove_device_memory_bytes")
+                  .Help("Device memory per GPU: total and free (driver), the device budget's capacity, used and peak, resident keys")
+                  .Register(reg);
+  for (const auto& g : s.gpus) {
+    const std::string i = std::to_string(g.index);
+    for (const auto& [what, v] : {std::pair{"total", g.total_bytes}, std::pair{"free", g.free_bytes},
+                                  std::pair{"budget_capacity", g.budget_capacity}, std::pair{"budget_used", g.budget_used},
+                                  std::pair{"budget_peak", g.budget_peak}, std::pair{"keys", g.key_bytes}})
+      dev.Add({{"gpu", i}, {"what", what}}).Set(double(v));
+  }
   auto families = reg.Collect();
   for (auto& f : d.metrics()->Collect()) families.push_back(std::move(f));
   return prometheus::TextSerializer().Serialize(families);
