@@ -9,6 +9,7 @@ APT_PACKAGES=(
   libcli11-dev nlohmann-json3-dev libfmt-dev
   libgrpc++-dev protobuf-compiler-grpc protobuf-compiler libprotobuf-dev libsqlite3-dev libssl-dev
   libtomlplusplus-dev prometheus-cpp-dev libcpp-httplib-dev libspdlog-dev openssl
+  libpq-dev postgresql
   clang clang-format clang-tidy libclang-rt-14-dev time bc
   nodejs npm
 )

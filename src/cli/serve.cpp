@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <optional>
 
 #include <toml++/toml.h>
 
@@ -35,6 +36,7 @@ struct ServeArgs {
   std::string tls_cert, tls_key, token_file;  // TLS and a bearer token for TCP addresses
   std::string budget, max_spool = "256GiB", max_witness = "64GiB";
   double grace_s = 30;
+  std::optional<std::uint32_t> lease_s;  // --lease-s: over the config's lease_seconds
 };
 
 // Reads a TOML config (docs/splitprove.toml is the documented example) into `a`. Every key is
@@ -72,7 +74,10 @@ void load_config(const std::string& path, ServeArgs& a) {
        {{"state_dir", [&](auto& n, auto s, auto k) { a.d.store.state_dir = str(n, s, k); }},
         {"spool_dir", [&](auto& n, auto s, auto k) { a.d.store.spool_dir = str(n, s, k); }},
         {"key_dir", [&](auto& n, auto s, auto k) { a.d.key_dir = str(n, s, k); }},
-        {"max_attempts", [&](auto& n, auto s, auto k) { a.d.store.max_attempts = std::uint32_t(num(n, s, k, 1, 100)); }}}},
+        {"max_attempts", [&](auto& n, auto s, auto k) { a.d.store.max_attempts = std::uint32_t(num(n, s, k, 1, 100)); }},
+        {"url", [&](auto& n, auto s, auto k) { a.d.store.url = str(n, s, k); }},
+        {"lease_seconds", [&](auto& n, auto s, auto k) { a.d.store.lease_ms = std::uint32_t(num(n, s, k, 1, 3600)) * 1000; }},
+        {"reconnect_seconds", [&](auto& n, auto s, auto k) { a.d.store.reconnect_ms = std::uint32_t(num(n, s, k, 1, 3600)) * 1000; }}}},
       {"admission",
        {{"max_pending_jobs", [&](auto& n, auto s, auto k) { a.d.max_pending_jobs = std::uint32_t(num(n, s, k, 1, 1'000'000)); }},
         {"max_spool_bytes", [&](auto& n, auto s, auto k) { a.max_spool = size(n, s, k); }},
@@ -129,6 +134,7 @@ void load_config(const std::string& path, ServeArgs& a) {
 }
 
 void run_serve(ServeArgs a) {
+  if (a.lease_s) a.d.store.lease_ms = *a.lease_s * 1000;
   if (!a.budget.empty()) a.d.budget = mem::parse_size(a.budget, "budget");
   a.d.max_spool_bytes = mem::parse_size(a.max_spool, "max_spool_bytes");
   a.d.max_witness_bytes = mem::parse_size(a.max_witness, "max_witness_bytes");
@@ -163,12 +169,13 @@ void run_serve(ServeArgs a) {
     if (!grpc_addrs.empty()) grpc_addrs += ',';
     grpc_addrs += l.starts_with("unix:") ? l : l.substr(0, l.rfind(':') + 1) + std::to_string(server.ports()[tcp++]);
   }
+  daemon.advertise(grpc_addrs);
   service::log_event(
       spdlog::level::info, "serving",
       {{"listen", grpc_addrs},
        {"tls", sc.secure() ? "on" : "off"},
        {"http", http ? fmt::format("{}:{}", a.http.substr(0, a.http.rfind(':')), http->port()) : ""},
-       {"state_dir", a.d.store.state_dir}, {"key_dir", a.d.key_dir}, {"backend", a.d.backend},
+       {"state_dir", a.d.store.state_dir}, {"store", daemon.status().cluster.store}, {"key_dir", a.d.key_dir}, {"backend", a.d.backend},
        {"synthesis_workers", std::to_string(a.d.synthesis_workers)}, {"gpu_workers", std::to_string(a.d.gpu_workers)},
        {"window", std::to_string(daemon.config().window)}, {"requeued", std::to_string(r.requeued)},
        {"failed", std::to_string(r.failed)}, {"spool_removed", std::to_string(r.spool_removed + r.temporaries_removed)}});
@@ -195,6 +202,13 @@ Register reg([](CLI::App& app) {
   auto opt = [&](CLI::Option* o, Copy copy) { copies->emplace_back(o, std::move(copy)); return o; };
   opt(c->add_option("--state-dir", a->d.store.state_dir, "Directory of the job store (splitprove.db) and the spool"),
       [](auto& f, auto& t) { t.d.store.state_dir = f.d.store.state_dir; });
+  opt(c->add_option("--store", a->d.store.url,
+                    "Job store: sqlite (default, in STATE_DIR) or a postgresql:// URL that several daemons share"),
+      [](auto& f, auto& t) { t.d.store.url = f.d.store.url; });
+  opt(c->add_option("--lease-s", a->lease_s,
+                    "A claim's lease on a shared store, in seconds: a daemon silent this long loses its claims (default 30)")
+          ->check(CLI::Range(1u, 3600u)),
+      [](auto& f, auto& t) { t.lease_s = f.lease_s; });
   opt(c->add_option("--key-dir", a->d.key_dir, "Directory that RegisterKey paths are relative to"),
       [](auto& f, auto& t) { t.d.key_dir = f.d.key_dir; });
   opt(c->add_option("--spool-dir", a->d.store.spool_dir, "Witness spool (default: STATE_DIR/spool)"),

@@ -44,11 +44,12 @@ void DaemonConfig::check() const {
 }
 
 namespace {
-std::string owner_name() {
+std::string host_name() {
   char host[256] = {};
   ::gethostname(host, sizeof host - 1);
-  return fmt::format("{}:{}:{}", host, ::getpid(), now_ms());
+  return host;
 }
+std::string owner_name() { return fmt::format("{}:{}:{}", host_name(), ::getpid(), now_ms()); }
 }  // namespace
 
 Daemon::Daemon(DaemonConfig cfg) : cfg_(std::move(cfg)) {
@@ -59,9 +60,11 @@ Daemon::Daemon(DaemonConfig cfg) : cfg_(std::move(cfg)) {
   std::error_code ec;
   if (!fs::is_directory(cfg_.key_dir, ec))
     throw Error(fmt::format("serve: key directory {}: not a directory", cfg_.key_dir));
-  store_ = open_sqlite_store(cfg_.store);
+  store_ = open_store(cfg_.store);
+  shared_store_ = store_->cluster().shared;
   recovery_ = store_->recover();
   owner_ = owner_name();
+  refresh_claimable();
   started_at_ = now_ms();
   metrics_ = std::make_shared<prometheus::Registry>();
   hist_ = std::make_unique<Histograms>(*metrics_);
@@ -82,6 +85,7 @@ Daemon::Daemon(DaemonConfig cfg) : cfg_(std::move(cfg)) {
   }
   for (std::uint32_t i = 0; i < cfg_.window; ++i) threads_.emplace_back([this] { driver(); });
   threads_.emplace_back([this] { collector(); });
+  threads_.emplace_back([this] { heartbeat_loop(); });
   accepting_ = true;
 }
 
@@ -170,6 +174,7 @@ DaemonStatus Daemon::status() {
   s.accepting = accepting_;
   s.started_at = started_at_;
   s.counts = store_->counts();
+  s.cluster = store_->cluster();
   engines_->books(s);
   {
     std::lock_guard lk(mu_);
@@ -217,8 +222,11 @@ void Daemon::driver() {
       std::unique_lock lk(mu_);
       if (stopping_) return;
     }
+    // A partition is claimed only when the budget admits one more: while one of ours waits for
+    // memory, the others' daemons take the queue.
+    const bool full = engines_->budget && engines_->budget->has_waiters();
     try {
-      claims = store_->next_partitions(1, owner_);
+      if (!full) claims = store_->next_partitions(1, owner_, claimable());
     } catch (const std::exception& e) {
       log_event(spdlog::level::err, "claim_failed", {{"error", e.what()}});
     }
@@ -249,7 +257,7 @@ void Daemon::run_partition(const Claim& c) {
               {{"job", c.job_id}, {"partition", std::to_string(c.index)}, {"attempt", std::to_string(c.attempt)},
                {"seconds", fmt::format("{:.3f}", double(now_ms() - started) / 1000.0)}, {"detail", detail}});
   };
-  bool final_failure = false;
+  bool final_failure = false, key_missing = false;
   std::string error;
   bool ok = false;
   std::string proof_json, public_json;
@@ -273,13 +281,27 @@ void Daemon::run_partition(const Claim& c) {
             circuit::porep_for_log2(*loaded->rec.native_log2, *c.native_seed), cs);
         src = std::make_shared<daemon_detail::OnePartition<typename E::Fr>>(std::move(native), c.index);
       } else {
-        const std::string path = store_->witness_path(c.job_id, c.index);
         std::vector<io::Witness<E>> ws;
-        try {
-          ws.push_back(io::read_wtns<E>(path));
-        } catch (const Error& err) {
-          final_failure = true;
-          throw Error(fmt::format("its witness cannot be read: {}", err.what()));
+        {
+          // A store that cannot answer now is retried; a witness that is not there, or not a
+          // witness, fails the job.
+          std::unique_ptr<LocalWitness> local;
+          try {
+            local = store_->open_witness(c);
+          } catch (const Unavailable&) {
+            throw;
+          } catch (const StoreError&) {
+            throw;
+          } catch (const Error& err) {
+            final_failure = true;
+            throw Error(fmt::format("its witness cannot be read: {}", err.what()));
+          }
+          try {
+            ws.push_back(io::read_wtns<E>(local->path()));
+          } catch (const Error& err) {
+            final_failure = true;
+            throw Error(fmt::format("its witness cannot be read: {}", err.what()));
+          }
         }
         src = std::make_shared<pipeline::CircomSource<E>>(loaded->template pk<E>(), std::move(ws), nullptr,
                                                           "its witness");
@@ -313,6 +335,9 @@ void Daemon::run_partition(const Claim& c) {
         final_failure = res.error != "cancelled";
       }
     });
+  } catch (const KeyUnavailable& e) {
+    error = e.what();
+    key_missing = true;
   } catch (const NotFound& e) {
     error = e.what();
     final_failure = true;
@@ -339,6 +364,9 @@ void Daemon::run_partition(const Claim& c) {
     } else if (cancelled && stopping) {
       store_->release(c);
       finish("partition_released", "the daemon is stopping");
+    } else if (key_missing) {
+      store_->release(c);  // another daemon with the key takes it
+      finish("partition_released", error);
     } else if (cancelled) {
       finish("partition_dropped", "job cancelled");
     } else {
@@ -416,6 +444,41 @@ void Daemon::collector() {
   }
 }
 
+void Daemon::advertise(std::string listen) {
+  std::lock_guard lk(mu_);
+  advertise_ = std::move(listen);
+}
+
+void Daemon::heartbeat_loop() {
+  const auto every = std::chrono::milliseconds(std::max<std::uint32_t>(200, cfg_.store.lease_ms / 3));
+  Heartbeat hb;
+  hb.owner = owner_;
+  hb.host = host_name();
+  hb.started_at = started_at_;
+  for (auto next = std::chrono::steady_clock::now();; next += every) {
+    {
+      std::unique_lock lk(mu_);
+      if (work_cv_.wait_until(lk, next, [&] { return stopping_; })) return;
+      hb.listen = advertise_;
+      hb.held.clear();
+      for (const auto& [k, r] : running_) hb.held.push_back(r.claim);
+    }
+    try {
+      const auto r = store_->heartbeat(hb);
+      if (r.renewed < hb.held.size() && shared_store_)
+        log_event(spdlog::level::warn, "leases_lost",
+                  {{"held", std::to_string(hb.held.size())}, {"renewed", std::to_string(r.renewed)}});
+      if (r.requeued || r.failed)
+        log_event(spdlog::level::warn, "leases_expired",
+                  {{"requeued", std::to_string(r.requeued)}, {"failed", std::to_string(r.failed)}});
+      refresh_claimable();
+    } catch (const std::exception& e) {
+      log_event(spdlog::level::err, "heartbeat_failed", {{"error", e.what()}});
+    }
+    if (std::chrono::steady_clock::now() > next + every) next = std::chrono::steady_clock::now();
+  }
+}
+
 void Daemon::stop(std::chrono::milliseconds grace) {
   {
     std::lock_guard lk(mu_);
@@ -445,6 +508,11 @@ void Daemon::stop(std::chrono::milliseconds grace) {
   for (auto& t : threads_)
     if (t.joinable()) t.join();
   threads_.clear();
+  try {
+    store_->leave(owner_);
+  } catch (const std::exception& e) {
+    log_event(spdlog::level::warn, "store_error", {{"error", e.what()}});
+  }
   engines_->shutdown();
   if (sampler_) sampler_->stop();
   changed("");

@@ -18,6 +18,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -99,6 +100,7 @@ struct DaemonStatus {
   std::vector<KeyInfo> resident_keys;
   std::string backend;
   std::vector<pipeline::DeviceStatus> gpus;  // empty on the CPU backend
+  ClusterView cluster;                       // the daemons on its store, the queue per key
   struct InFlight {
     std::string job_id;
     std::uint32_t partition = 0, attempt = 0;
@@ -168,6 +170,8 @@ class Daemon {
   // The daemon's own metrics (stage and job latency histograms), for /metrics.
   std::shared_ptr<prometheus::Registry> metrics() const { return metrics_; }
   bool accepting() const { return accepting_.load(); }
+  // Where clients reach it (its listen addresses), for the cluster view; sent with the heartbeat.
+  void advertise(std::string listen);
 
   // Stops claiming; partitions in flight get `grace` to finish, then are cancelled and released
   // (queued again, their attempt not counted); joins everything. Idempotent.
@@ -191,6 +195,13 @@ class Daemon {
 
   void driver();
   void collector();
+  // Every lease/3: tells the store this daemon is alive and renews its claims' leases (any
+  // daemon's expired leases are taken back there), then looks for keys it can now claim.
+  void heartbeat_loop();
+  // Keys whose jobs this daemon claims: registered in the store, with the file in its key
+  // directory (same path, same size; on a shared store the hash is checked at first load).
+  void refresh_claimable();
+  std::vector<std::string> claimable();
   void run_partition(const Claim& c);
   std::shared_ptr<Loaded> load(const std::string& key_id);
   KeyInfo info_of(const KeyRecord& k);
@@ -208,6 +219,10 @@ class Daemon {
   std::mutex keys_mu_;  // guards keys_ and loading
   std::map<std::string, std::shared_ptr<Loaded>> keys_;
   std::map<std::string, Millis> last_used_;
+  std::set<std::string> claimable_;  // guarded by keys_mu_
+  std::set<std::string> verified_;   // keys whose file's hash this process has checked
+  std::map<std::string, std::string> local_path_;  // registered here under another path than the store's
+  bool shared_store_ = false;
 
   std::mutex mu_;  // guards running_, stopping_, cancelling_, admission and counters
   std::condition_variable work_cv_;
@@ -217,6 +232,7 @@ class Daemon {
   std::uint64_t jobs_succeeded_ = 0, jobs_failed_ = 0, jobs_cancelled_ = 0, partitions_done_ = 0;
   bool stopping_ = false;
   std::atomic<bool> accepting_{false};
+  std::string advertise_;  // guarded by mu_
 
   std::mutex change_mu_;
   std::condition_variable change_cv_;

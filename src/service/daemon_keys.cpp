@@ -42,12 +42,45 @@ std::string sha256_file(const std::string& path) {
 }
 
 
+void Daemon::refresh_claimable() {
+  const auto keys = store_->list_keys();
+  std::lock_guard lk(keys_mu_);
+  for (const auto& k : keys) {
+    if (claimable_.count(k.key_id)) continue;
+    std::error_code ec;
+    const auto size = fs::file_size(fs::path(cfg_.key_dir) / k.zkey_path, ec);
+    if (!ec && size == k.file_bytes) claimable_.insert(k.key_id);
+  }
+}
+
+std::vector<std::string> Daemon::claimable() {
+  std::lock_guard lk(keys_mu_);
+  return {claimable_.begin(), claimable_.end()};
+}
+
 std::shared_ptr<Daemon::Loaded> Daemon::load(const std::string& key_id) {
   std::lock_guard lk(keys_mu_);
   if (auto it = keys_.find(key_id); it != keys_.end()) return it->second;
   auto rec = store_->get_key(key_id);
   if (!rec) throw NotFound(fmt::format("no key {} is registered", key_id));
-  const std::string path = (fs::path(cfg_.key_dir) / rec->zkey_path).string();
+  const auto local = local_path_.find(key_id);
+  const std::string path = (fs::path(cfg_.key_dir) / (local != local_path_.end() ? local->second : rec->zkey_path)).string();
+  if (shared_store_ && !verified_.count(key_id)) {
+    // Another daemon registered it: the file here must be the same bytes.
+    std::string got;
+    try {
+      got = sha256_file(path);
+    } catch (const Error& e) {
+      claimable_.erase(key_id);
+      throw KeyUnavailable(fmt::format("key {}: {}", key_id, e.what()));
+    }
+    if (got != key_id) {
+      claimable_.erase(key_id);
+      throw KeyUnavailable(fmt::format("key {}: {} in this daemon's key directory holds other bytes (sha256 {})",
+                                       key_id, rec->zkey_path, got));
+    }
+    verified_.insert(key_id);
+  }
   auto l = std::make_shared<Loaded>();
   l->rec = *rec;
   l->curve = io::detect_curve(path);
@@ -114,7 +147,16 @@ std::pair<KeyInfo, bool> Daemon::register_key(const std::string& rel, bool prelo
     throw Denied(fmt::format("key path '{}' resolves outside the key directory (to {})", rel, rs));
   if (!fs::is_regular_file(real)) throw Error(fmt::format("key path '{}': not a regular file", rel));
   const std::string id = sha256_file(rs);
+  {
+    std::lock_guard lk(keys_mu_);
+    verified_.insert(id);
+  }
   if (auto known = store_->get_key(id)) {
+    {
+      std::lock_guard lk(keys_mu_);
+      claimable_.insert(id);
+      if (const auto here = fs::relative(real, dir).string(); here != known->zkey_path) local_path_[id] = here;
+    }
     if (preload) load(id);
     return {info_of(*known), true};
   }
@@ -139,6 +181,10 @@ std::pair<KeyInfo, bool> Daemon::register_key(const std::string& rel, bool prelo
     k.constraints = pk.domain_size;  // the domain bounds the constraints (+ public inputs)
   });
   store_->put_key(k);
+  {
+    std::lock_guard lk(keys_mu_);
+    claimable_.insert(id);
+  }
   if (preload) load(id);
   return {info_of(*store_->get_key(id)), false};
 }
@@ -178,6 +224,11 @@ std::pair<KeyInfo, bool> Daemon::register_native_key(const std::string& curve_na
   k.registered_at = now_ms();
   k.native_log2 = log2;
   store_->put_key(k);
+  {
+    std::lock_guard lk(keys_mu_);
+    verified_.insert(k.key_id);
+    claimable_.insert(k.key_id);
+  }
   log_event(spdlog::level::info, "native_key_made",
             {{"curve", curve_name}, {"log2", std::to_string(log2)}, {"key", k.key_id}});
   if (preload) load(k.key_id);

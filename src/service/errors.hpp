@@ -8,6 +8,11 @@ namespace splitprove::service {
 struct NotFound : Error {            // NOT_FOUND
   using Error::Error;
 };
+// A registered key whose file this daemon does not have (or has with other bytes): on a shared
+// store its partitions are left to the daemons that have it.
+struct KeyUnavailable : Error {      // NOT_FOUND
+  using Error::Error;
+};
 struct Conflict : Error {            // FAILED_PRECONDITION
   using Error::Error;
 };

@@ -287,6 +287,25 @@ void fill_status(Daemon& d_, v1::GetStatusResponse* resp) {
     o->set_healthy(g.healthy);
     o->set_error(g.error);
   }
+  auto* cl = resp->mutable_cluster();
+  cl->set_shared(s.cluster.shared);
+  cl->set_store(s.cluster.store);
+  for (const auto& d : s.cluster.daemons) {
+    auto* o = cl->add_daemons();
+    o->set_owner(d.owner);
+    o->set_host(d.host);
+    o->set_listen(d.listen);
+    set_time(o->mutable_started_at(), d.started_at);
+    set_time(o->mutable_heartbeat_at(), d.heartbeat_at);
+    o->set_running_partitions(d.running);
+    o->set_alive(d.alive);
+  }
+  for (const auto& k : s.cluster.queues) {
+    auto* o = cl->add_queues();
+    o->set_key_id(k.key_id);
+    o->set_queued_partitions(k.queued);
+    o->set_running_partitions(k.running);
+  }
   auto* m = resp->mutable_memory();
   m->set_verdict(s.memory.verdict == "bounded"        ? v1::MEMORY_VERDICT_CLASS_BOUNDED
                  : s.memory.verdict == "accumulation" ? v1::MEMORY_VERDICT_CLASS_ACCUMULATING

@@ -1,9 +1,11 @@
-// What every job store shares: state names, job ids (UUIDv7) and their check.
+// What every job store shares: state names, job ids (UUIDv7) and their check, and the choice of
+// backend by URL.
 #include "service/store.hpp"
 
 #include <fmt/format.h>
 
 #include <array>
+#include <filesystem>
 #include <random>
 
 #include "service/errors.hpp"
@@ -82,6 +84,20 @@ std::string new_job_id() {
     s += fmt::format("{:02x}", b[i]);
   }
   return s;
+}
+
+LocalWitness::~LocalWitness() {
+  if (!temporary_) return;
+  std::error_code ec;
+  std::filesystem::remove(path_, ec);
+}
+
+std::unique_ptr<JobStore> open_store(const StoreConfig& cfg) {
+  if (cfg.url.empty() || cfg.url == "sqlite") return open_sqlite_store(cfg);
+  if (cfg.url.starts_with("postgresql://") || cfg.url.starts_with("postgres://"))
+    return open_postgres_store(cfg);
+  throw Error(fmt::format("store '{}': give \"sqlite\" (the default) or a postgresql:// URL",
+                          cfg.url.substr(0, cfg.url.find('@') == std::string::npos ? cfg.url.size() : 16)));
 }
 
 bool valid_job_id(std::string_view s) {

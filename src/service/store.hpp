@@ -1,13 +1,17 @@
 #pragma once
-// The daemon's job store (docs/daemon.md): jobs, their partitions and the registered keys in an
-// embedded SQLite database (WAL, synchronous FULL), the witnesses in a spool directory.
+// The daemon's job store (docs/daemon.md): jobs, their partitions and the registered keys, behind
+// one interface with two backends:
+//   * SQLite (the default): an embedded database (WAL, synchronous FULL) in the state directory,
+//     the witnesses in a spool directory beside it; one daemon.
+//   * PostgreSQL (`store = "postgresql://..."`): one database that several daemons on several
+//     hosts share (docs/cluster.md); witnesses, proofs and keys' records live in it, so any daemon
+//     can take any partition. Claims are partition by partition under a lease the owner renews.
 //
-// Accepted means durable: a job's witnesses are written through util::AtomicFile (temporary file,
-// fsync, rename, fsync of the directory) before the one transaction that records the job commits,
-// and only then does Submit answer. A partition is done only once its proof is committed. A claim
-// carries (owner, attempt): a result or failure for a claim that no longer holds changes nothing.
-//
-// Behind the JobStore interface, so that a PostgreSQL backend plugs in beside the SQLite one.
+// Accepted means durable: a job's witnesses are on disk (fsynced) or in the database before the
+// one transaction that records the job commits, and only then does Submit answer. A partition is
+// done only once its proof is committed. A claim carries (owner, attempt), a fencing token: a
+// result or failure for a claim that no longer holds (cancelled, failed, or reclaimed after its
+// lease expired) changes nothing.
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -87,6 +91,51 @@ struct Claim {
   std::optional<std::uint64_t> native_seed;  // a native job's partition: no witness file
 };
 
+// A claimed partition's witness as a local file while it is read: the spool's own file (SQLite),
+// or a copy fetched from the database (PostgreSQL), removed with this object.
+class LocalWitness {
+ public:
+  LocalWitness(std::string path, bool temporary) : path_(std::move(path)), temporary_(temporary) {}
+  ~LocalWitness();
+  LocalWitness(const LocalWitness&) = delete;
+  LocalWitness& operator=(const LocalWitness&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  bool temporary_;
+};
+
+// What a daemon tells a shared store every few seconds: it is alive, and the claims it still
+// works on (their leases are renewed; every other claim of its lapses).
+struct Heartbeat {
+  std::string owner, host, listen;
+  Millis started_at = 0;
+  std::vector<Claim> held;
+};
+struct HeartbeatReport {
+  std::uint32_t renewed = 0;   // leases of `held` renewed
+  std::uint32_t requeued = 0;  // expired leases (any daemon's) queued again
+  std::uint32_t failed = 0;    // expired leases whose attempts were spent: their jobs failed
+};
+// The daemons on one store and the queue per key.
+struct ClusterView {
+  bool shared = false;  // a store several daemons use (PostgreSQL)
+  std::string store;    // where it is (the database without its password, or the state directory)
+  struct Member {
+    std::string owner, host, listen;
+    Millis started_at = 0, heartbeat_at = 0;
+    std::uint32_t running = 0;  // partitions it holds claims on
+    bool alive = false;         // heartbeat within two leases
+  };
+  std::vector<Member> daemons;
+  struct KeyQueue {
+    std::string key_id;
+    std::uint32_t queued = 0, running = 0;
+  };
+  std::vector<KeyQueue> queues;
+};
+
 struct JobPage {
   std::vector<JobRecord> jobs;
   std::string next_page_token;
@@ -128,11 +177,14 @@ class JobStore {
 
   virtual std::optional<JobRecord> find_idempotent(std::string_view idempotency_key) = 0;
   virtual std::unique_ptr<InputWriter> create_job(const NewJob& job) = 0;
-  virtual std::string witness_path(const std::string& job_id, std::uint32_t partition) const = 0;
+  // The witness of a claimed circom partition, as a local file (Error when it is missing).
+  virtual std::unique_ptr<LocalWitness> open_witness(const Claim& c) = 0;
 
-  // Claims up to n queued partitions (highest priority, then oldest job, then index), for
-  // `owner`; their jobs become running.
-  virtual std::vector<Claim> next_partitions(std::size_t n, std::string_view owner) = 0;
+  // Claims up to n queued partitions (highest priority, then oldest job, then index) of jobs
+  // whose key is one of `keys`, for `owner`; their jobs become running. On a shared store the
+  // claim's lease runs for StoreConfig::lease_ms unless heartbeat() renews it.
+  virtual std::vector<Claim> next_partitions(std::size_t n, std::string_view owner,
+                                             const std::vector<std::string>& keys) = 0;
   // The proof of a claimed partition, committed. false (held): the claim no longer holds (the job
   // was cancelled or failed, or it was reclaimed) and nothing was written; job_done: this commit
   // was the job's last partition, and the job succeeded in the same transaction.
@@ -162,6 +214,14 @@ class JobStore {
   virtual CollectReport collect(Millis inputs_before, Millis jobs_before) = 0;
   virtual Counts counts() = 0;
 
+  // A shared store: records the daemon as alive, renews the leases of `held`, and queues again
+  // (or fails, when their attempts are spent) the partitions whose leases expired, whoever held
+  // them. The SQLite store (one daemon) has nothing to do.
+  virtual HeartbeatReport heartbeat(const Heartbeat& hb) = 0;
+  // The daemon stops: its heartbeat row goes.
+  virtual void leave(std::string_view owner) = 0;
+  virtual ClusterView cluster() = 0;
+
   virtual void put_key(const KeyRecord& k) = 0;  // no-op when present
   virtual std::optional<KeyRecord> get_key(const std::string& key_id) = 0;
   virtual std::optional<KeyRecord> get_native_key(std::string_view curve, std::uint32_t log2) = 0;
@@ -169,13 +229,21 @@ class JobStore {
 };
 
 struct StoreConfig {
-  std::string state_dir;  // splitprove.db lives here
-  std::string spool_dir;  // "": <state_dir>/spool
+  std::string state_dir;  // splitprove.db lives here (SQLite)
+  std::string spool_dir;  // "": <state_dir>/spool (PostgreSQL: witnesses pass through it)
   std::uint32_t max_attempts = 3;
+  // "" or "sqlite": the SQLite store in state_dir; "postgresql://..." (or "postgres://..."): the
+  // shared PostgreSQL store.
+  std::string url;
+  std::uint32_t lease_ms = 30'000;      // a claim's lease on a shared store
+  std::uint32_t reconnect_ms = 60'000;  // how long a call waits for the database to come back
 };
 
-// Opens (creating and migrating) the SQLite store; does not recover.
+// Opens (creating and migrating) the store cfg.url names; does not recover. Error for a URL of
+// another scheme or a database whose schema is newer than this binary's.
+std::unique_ptr<JobStore> open_store(const StoreConfig& cfg);
 std::unique_ptr<JobStore> open_sqlite_store(const StoreConfig& cfg);
+std::unique_ptr<JobStore> open_postgres_store(const StoreConfig& cfg);
 
 // A new job id: a UUIDv7 (time-ordered), canonical lowercase form.
 std::string new_job_id();

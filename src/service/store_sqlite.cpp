@@ -1,18 +1,14 @@
 // The job store on SQLite (WAL, synchronous FULL) with the witness spool beside it.
 #include "service/store.hpp"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <fmt/format.h>
 
 #include <filesystem>
 
 #include "service/errors.hpp"
 #include "service/sqlite.hpp"
+#include "service/store_shared.hpp"
 #include "service/store_sqlite_schema.hpp"
-#include "util/output.hpp"
 
 namespace splitprove::service {
 namespace fs = std::filesystem;
@@ -21,69 +17,19 @@ namespace {
 using sqlite_schema::kMigrations;
 using sqlite_schema::kSchema;
 using sqlite_schema::kSchemaVersion;
-
-void fsync_dir(const fs::path& dir) {
-  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) throw StoreError(fmt::format("{}: cannot open the directory to sync it", dir.string()));
-  const int rc = ::fsync(fd);
-  ::close(fd);
-  if (rc != 0) throw StoreError(fmt::format("{}: fsync of the directory failed", dir.string()));
-}
+using namespace store_sql;
 
 class SqliteStore;
 
-class SqliteInputWriter final : public InputWriter {
+class SqliteInputWriter final : public spool::Writer {
  public:
   SqliteInputWriter(SqliteStore& store, NewJob job, std::string job_id, fs::path dir)
-      : store_(store), job_(std::move(job)), job_id_(std::move(job_id)), dir_(std::move(dir)) {}
-  ~SqliteInputWriter() override;
-  void append(std::uint32_t partition, std::uint64_t offset,
-              std::span<const std::uint8_t> bytes) override;
-  bool complete() const override { return next_ == job_.witness_bytes.size() && !file_; }  // native: at once
-  std::uint32_t landed() const override { return next_; }
-  std::string path_of(std::uint32_t p) const override {
-    return (dir_ / fmt::format("{}.wtns", p)).string();
-  }
+      : spool::Writer(std::move(job), std::move(job_id), std::move(dir)), store_(store) {}
   std::pair<JobRecord, bool> commit() override;
 
  private:
   SqliteStore& store_;
-  NewJob job_;
-  std::string job_id_;
-  fs::path dir_;
-  std::uint32_t next_ = 0;  // partition being (or next to be) written
-  std::unique_ptr<util::AtomicFile> file_;
-  bool committed_ = false;
 };
-
-JobRecord read_job(Stmt& q) {
-  // Columns: job_id, key_id, idempotency_key, fingerprint, priority, state, partition_count,
-  // spool_bytes, error, created_at, started_at, finished_at, done, failed.
-  JobRecord j;
-  j.job_id = q.text(0);
-  j.key_id = q.text(1);
-  j.idempotency_key = q.opt_text(2);
-  j.fingerprint = q.text(3);
-  j.priority = std::int32_t(q.i64(4));
-  j.state = job_state_from(q.text(5));
-  j.partition_count = std::uint32_t(q.i64(6));
-  j.spool_bytes = std::uint64_t(q.i64(7));
-  j.error = q.text(8);
-  j.created_at = q.i64(9);
-  j.started_at = q.opt_i64(10);
-  j.finished_at = q.opt_i64(11);
-  j.partitions_done = std::uint32_t(q.i64(12));
-  j.partitions_failed = std::uint32_t(q.i64(13));
-  if (auto seed = q.opt_i64(14)) j.native_seed = std::uint64_t(*seed);
-  return j;
-}
-
-constexpr const char* kJobCols =
-    "j.job_id, j.key_id, j.idempotency_key, j.fingerprint, j.priority, j.state, "
-    "j.partition_count, j.spool_bytes, j.error, j.created_at, j.started_at, j.finished_at, "
-    "(SELECT count(*) FROM partitions p WHERE p.job_id = j.job_id AND p.state = 'done'), "
-    "(SELECT count(*) FROM partitions p WHERE p.job_id = j.job_id AND p.state = 'failed'), "
-    "j.native_seed";
 
 class SqliteStore final : public JobStore {
  public:
@@ -132,8 +78,12 @@ class SqliteStore final : public JobStore {
   }
 
   fs::path job_dir(const std::string& job_id) const { return spool_ / job_id; }
-  std::string witness_path(const std::string& job_id, std::uint32_t p) const override {
-    return (job_dir(job_id) / fmt::format("{}.wtns", p)).string();
+  std::unique_ptr<LocalWitness> open_witness(const Claim& c) override {
+    auto path = (job_dir(c.job_id) / fmt::format("{}.wtns", c.index)).string();
+    std::error_code ec;
+    if (!fs::is_regular_file(path, ec))
+      throw Error(fmt::format("{}: the witness of job {} partition {} is not in the spool", path, c.job_id, c.index));
+    return std::make_unique<LocalWitness>(std::move(path), false);
   }
 
   std::optional<JobRecord> find_idempotent(std::string_view key) override {
@@ -149,14 +99,8 @@ class SqliteStore final : public JobStore {
     if (job.native_seed ? !job.witness_bytes.empty() : job.witness_bytes.size() != job.partitions)
       throw Error("job store: a circom job has one witness per partition, a native job none");
     const std::string id = new_job_id();
-    const fs::path dir = job_dir(id);
-    if (job.native_seed) return std::make_unique<SqliteInputWriter>(*this, job, id, dir);
-    std::error_code ec;
-    fs::create_directory(dir, ec);
-    if (ec) throw StoreError(fmt::format("{}: cannot create the job's spool directory: {}", dir.string(), ec.message()));
-    ::chmod(dir.c_str(), 0700);
-    fsync_dir(spool_);
-    return std::make_unique<SqliteInputWriter>(*this, job, id, dir);
+    if (job.native_seed) return std::make_unique<SqliteInputWriter>(*this, job, id, fs::path());
+    return std::make_unique<SqliteInputWriter>(*this, job, id, spool::make_job_dir(spool_, id));
   }
 
   std::pair<JobRecord, bool> insert_job(const NewJob& job, const std::string& id) {
@@ -192,16 +136,21 @@ class SqliteStore final : public JobStore {
     return {*get_job(id, false, false), true};
   }
 
-  std::vector<Claim> next_partitions(std::size_t n, std::string_view owner) override {
+  std::vector<Claim> next_partitions(std::size_t n, std::string_view owner,
+                                     const std::vector<std::string>& keys) override {
     std::lock_guard lk(mu_);
     std::vector<Claim> out;
-    if (n == 0) return out;
+    if (n == 0 || keys.empty()) return out;
     Tx tx(db_);
-    Stmt q(db_,
-           "SELECT p.job_id, p.idx, j.key_id, p.attempts, j.native_seed FROM partitions p JOIN jobs j USING (job_id) "
-           "WHERE p.state = 'queued' AND j.state IN ('queued', 'running') "
-           "ORDER BY j.priority DESC, j.created_at, j.job_id, p.idx LIMIT ?");
-    q.bind(1, std::int64_t(n));
+    std::string in = "?";
+    for (std::size_t i = 1; i < keys.size(); ++i) in += ", ?";
+    Stmt q(db_, fmt::format("SELECT p.job_id, p.idx, j.key_id, p.attempts, j.native_seed FROM partitions p "
+                            "JOIN jobs j USING (job_id) WHERE p.state = 'queued' AND j.state IN ('queued', "
+                            "'running') AND j.key_id IN ({}) ORDER BY j.priority DESC, j.created_at, j.job_id, "
+                            "p.idx LIMIT ?",
+                            in));
+    for (std::size_t i = 0; i < keys.size(); ++i) q.bind(int(i + 1), keys[i]);
+    q.bind(int(keys.size() + 1), std::int64_t(n));
     while (q.step()) {
       Claim c{q.text(0), std::uint32_t(q.i64(1)), std::uint32_t(q.i64(3)) + 1, q.text(2), std::nullopt};
       if (auto seed = q.opt_i64(4)) c.native_seed = std::uint64_t(*seed);
@@ -338,19 +287,7 @@ class SqliteStore final : public JobStore {
                          with_results ? ", proof_json, public_json" : ""));
       p.bind(1, job_id);
       while (p.step()) {
-        PartitionRecord r;
-        r.index = std::uint32_t(p.i64(0));
-        r.state = part_state_from(p.text(1));
-        r.attempts = std::uint32_t(p.i64(2));
-        r.started_at = p.opt_i64(3);
-        r.finished_at = p.opt_i64(4);
-        r.error = p.text(5);
-        r.witness_bytes = std::uint64_t(p.i64(6));
-        if (with_results) {
-          r.proof_json = p.text(7);
-          r.public_json = p.text(8);
-        }
-        j.partitions.push_back(std::move(r));
+        j.partitions.push_back(read_partition(p, with_results));
       }
     }
     return j;
@@ -358,26 +295,7 @@ class SqliteStore final : public JobStore {
 
   JobPage list_jobs(std::optional<JobState> state, std::size_t page_size,
                     std::string_view token) override {
-    const std::string filter = state ? to_string(*state) : "all";
-    Millis after_t = 0;
-    std::string after_id;
-    if (!token.empty()) {
-      // "<filter>/<created_at>/<job id>"
-      const auto a = token.find('/'), b = token.rfind('/');
-      bool ok = a != std::string_view::npos && b != a && token.substr(0, a) == filter;
-      if (ok) {
-        try {
-          after_t = std::stoll(std::string(token.substr(a + 1, b - a - 1)));
-        } catch (...) {
-          ok = false;
-        }
-        after_id = std::string(token.substr(b + 1));
-        ok = ok && valid_job_id(after_id);
-      }
-      if (!ok)
-        throw Error(fmt::format("page token '{}' was not issued by this daemon for state filter '{}'",
-                                token, filter));
-    }
+    const PageToken after = PageToken::parse(state, token);
     std::lock_guard lk(mu_);
     std::string sql = fmt::format("SELECT {} FROM jobs j WHERE 1", kJobCols);
     if (state) sql += " AND j.state = ?1";
@@ -385,15 +303,11 @@ class SqliteStore final : public JobStore {
     sql += " ORDER BY j.created_at DESC, j.job_id DESC LIMIT ?4";
     Stmt q(db_, sql);
     if (state) q.bind(1, std::string_view(to_string(*state)));
-    if (!token.empty()) q.bind(2, after_t).bind(3, after_id);
+    if (!token.empty()) q.bind(2, after.created_at).bind(3, after.job_id);
     q.bind(4, std::int64_t(page_size + 1));
     JobPage page;
     while (q.step()) page.jobs.push_back(read_job(q));
-    if (page.jobs.size() > page_size) {
-      page.jobs.resize(page_size);
-      const auto& last = page.jobs.back();
-      page.next_page_token = fmt::format("{}/{}/{}", filter, last.created_at, last.job_id);
-    }
+    PageToken::cut(page, state, page_size);
     return page;
   }
 
@@ -456,7 +370,7 @@ class SqliteStore final : public JobStore {
         }
       }
     }
-    if (r.spool_removed || r.temporaries_removed) fsync_dir(spool_);
+    if (r.spool_removed || r.temporaries_removed) spool::fsync_dir(spool_);
     return r;
   }
 
@@ -477,7 +391,7 @@ class SqliteStore final : public JobStore {
       up.bind(1, id).run();
       ++r.inputs_removed;
     }
-    if (!inputs.empty()) fsync_dir(spool_);
+    if (!inputs.empty()) spool::fsync_dir(spool_);
     std::lock_guard lk(mu_);
     Tx tx(db_);
     Stmt del(db_, "DELETE FROM jobs WHERE finished_at IS NOT NULL AND finished_at < ? AND spool_bytes = 0");
@@ -514,24 +428,6 @@ class SqliteStore final : public JobStore {
     q.run();
   }
 
-  static KeyRecord read_key(Stmt& q) {
-    KeyRecord k;
-    k.key_id = q.text(0);
-    k.zkey_path = q.text(1);
-    k.curve = q.text(2);
-    k.log2_domain = std::uint32_t(q.i64(3));
-    k.constraints = std::uint64_t(q.i64(4));
-    k.variables = std::uint64_t(q.i64(5));
-    k.public_signals = std::uint32_t(q.i64(6));
-    k.file_bytes = std::uint64_t(q.i64(7));
-    k.registered_at = q.i64(8);
-    if (auto n = q.opt_i64(9)) k.native_log2 = std::uint32_t(*n);
-    return k;
-  }
-  static constexpr const char* kKeyCols =
-      "key_id, zkey_path, curve, log2_domain, constraints, variables, public_signals, file_bytes, "
-      "registered_at, native_log2";
-
   std::optional<KeyRecord> get_native_key(std::string_view curve, std::uint32_t log2) override {
     std::lock_guard lk(mu_);
     Stmt q(db_, fmt::format("SELECT {} FROM keys WHERE curve = ? AND native_log2 = ?", kKeyCols));
@@ -556,7 +452,16 @@ class SqliteStore final : public JobStore {
     return out;
   }
 
-  const fs::path& spool() const { return spool_; }
+  HeartbeatReport heartbeat(const Heartbeat&) override { return {}; }  // one daemon: no leases
+  void leave(std::string_view) override {}
+  ClusterView cluster() override {
+    ClusterView v;
+    v.store = (fs::path(cfg_.state_dir) / "splitprove.db").string();
+    std::lock_guard lk(mu_);
+    Stmt q(db_, kQueuesSql);
+    while (q.step()) v.queues.push_back({q.text(0), std::uint32_t(q.i64(1)), std::uint32_t(q.i64(2))});
+    return v;
+  }
 
  private:
   StoreConfig cfg_;
@@ -566,44 +471,10 @@ class SqliteStore final : public JobStore {
   std::string owner_;
 };
 
-SqliteInputWriter::~SqliteInputWriter() {
-  if (committed_ || job_.native_seed) return;  // a native job has no directory
-  file_.reset();  // removes its temporary file
-  std::error_code ec;
-  fs::remove_all(dir_, ec);
-}
-
-void SqliteInputWriter::append(std::uint32_t partition, std::uint64_t offset,
-                               std::span<const std::uint8_t> bytes) {
-  const auto n = job_.witness_bytes.size();
-  if (partition != next_ || partition >= n)
-    throw Error(fmt::format("witness chunk for partition {} out of order: partition {} is next{}",
-                            partition, next_, next_ >= n ? " (all are complete)" : ""));
-  const std::uint64_t have = file_ ? file_->bytes_written() : 0;
-  if (offset != have)
-    throw Error(fmt::format("witness chunk for partition {} at offset {}: {} bytes of it have arrived",
-                            partition, offset, have));
-  const std::uint64_t want = job_.witness_bytes[partition];
-  if (bytes.empty() || have + bytes.size() > want)
-    throw Error(fmt::format("witness chunk for partition {} of {} bytes at offset {}: the partition's "
-                            "declared size is {} bytes",
-                            partition, bytes.size(), offset, want));
-  if (!file_) file_ = std::make_unique<util::AtomicFile>(path_of(partition), 0600);
-  file_->write(bytes.data(), bytes.size());
-  if (file_->bytes_written() == want) {
-    file_->commit();
-    file_.reset();
-    ++next_;
-  }
-}
-
 std::pair<JobRecord, bool> SqliteInputWriter::commit() {
-  if (!complete())
-    throw Error(fmt::format("the witness stream ended at partition {} of {} before every witness was "
-                            "complete",
-                            next_, job_.witness_bytes.size()));
-  auto r = store_.insert_job(job_, job_id_);
-  committed_ = r.second;  // not created: ours is removed by the destructor
+  require_complete();
+  auto r = store_.insert_job(job(), job_id());
+  if (r.second) keep();  // not created: ours is removed by the destructor
   return r;
 }
 
