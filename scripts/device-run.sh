@@ -102,6 +102,34 @@ say "splitprove device run - $(sed -n 's/^date: *//p' "$out/env.txt")"
 say "gpu:   $gpu_line"
 say "code:  $(sed -n 's/^src hash: *//p' "$out/env.txt")"
 
+# ---- cluster mode: daemons on one PostgreSQL store (bench/cluster_scaling.sh) ---------------------
+# SPLITPROVE_DEVICE_CLUSTER=1: the carried .devbundle/ (splitprove, lib/, pg.tar.xz from
+# SPLITPROVE_BUNDLE_PG=1 scripts/device-bundle.sh) runs bench/cluster_scaling.sh with the arguments
+# SPLITPROVE_CLUSTER_COUNTS (daemon counts, "1 2 4") and SPLITPROVE_CLUSTER_ARGS ("jobs partitions
+# log2 pw", "48 4 14 4": each daemon a 4-core host); writes cluster.md, cluster.json and the
+# statement counts.
+if [ "${SPLITPROVE_DEVICE_CLUSTER:-0}" = 1 ]; then
+  [ -x .devbundle/splitprove ] && [ -f .devbundle/pg.tar.xz ] || { say "cluster: no .devbundle with pg.tar.xz"; exit 1; }
+  export LD_LIBRARY_PATH="$root/.devbundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  pgb=/tmp/splitprove-pg && rm -rf "$pgb" && mkdir -p "$pgb" && tar -xJf .devbundle/pg.tar.xz -C "$pgb" && chmod -R a+rX "$pgb"
+  export SPLITPROVE_PG_BINDIR="$pgb/$(cat "$pgb/BINDIR")" PATH="$pgb/$(cat "$pgb/BINDIR"):$PATH"
+  export LD_LIBRARY_PATH="$pgb/lib:$LD_LIBRARY_PATH"
+  say "cluster: the carried build .devbundle/ ($(cat .devbundle/BUILD 2>/dev/null)), $("$SPLITPROVE_PG_BINDIR/postgres" --version)"
+  t0=$(date +%s)
+  # shellcheck disable=SC2086
+  set -- ${SPLITPROVE_CLUSTER_ARGS:-48 4 14 4}
+  timeout "${SPLITPROVE_CLUSTER_TIMEOUT:-500}" bash bench/cluster_scaling.sh "$root/.devbundle/splitprove" "$out/cluster" \
+    "${SPLITPROVE_CLUSTER_COUNTS:-1 2 4}" "$@" \
+    >"$out/cluster.txt" 2>&1
+  rc=$?
+  say "cluster: bench/cluster_scaling.sh (${SPLITPROVE_CLUSTER_COUNTS:-1 2 4} $*): rc $rc, $(($(date +%s) - t0)) s"
+  tail -12 "$out/cluster.txt" | tee -a "$summary"
+  cp "$out/cluster/cluster.md" "$out/cluster/cluster.json" "$out/" 2>/dev/null
+  tar -czf "$out/cluster-statements.tar.gz" -C "$out/cluster" . 2>/dev/null && rm -rf "$out/cluster"
+  say "total: $(($(date +%s) - t_start)) s, exit status $rc"
+  exit $rc
+fi
+
 # ---- daemon mode: the daemon under load (bench/daemon-load.sh) -----------------------------------
 if [ "${SPLITPROVE_DEVICE_DAEMON:-0}" = 1 ]; then
   bin=""

@@ -201,6 +201,13 @@ TEST_F(PgStoreTest, NoServerIsUnavailableAfterThePatienceAndANewerSchemaIsRefuse
   }
   {
     splitprove::service::pg::Conn c(url);
+    // A new store gets version 1 and then every migration, in order.
+    EXPECT_EQ(c.exec("SELECT string_agg(version::text, ',' ORDER BY version) FROM splitprove_schema").text(0, 0),
+              "1,2");
+    EXPECT_EQ(c.exec("SELECT attstorage FROM pg_attribute WHERE attrelid = 'witness_chunks'::regclass AND "
+                     "attname = 'data'")
+                  .text(0, 0),
+              "e");
     c.exec("INSERT INTO splitprove_schema VALUES (99, 0)");
   }
   try {

@@ -218,9 +218,22 @@ DaemonStatus Daemon::status() {
 void Daemon::driver() {
   for (;;) {
     std::vector<Claim> claims;
+    bool polling = false;
     {
+      // Once a claim came back empty, one driver at a time asks the store again, every 200 ms,
+      // until a claim succeeds or a Submit here lands (a shared store is asked by every daemon:
+      // its idle load stays one query per daemon per interval, not one per driver).
       std::unique_lock lk(mu_);
-      if (stopping_) return;
+      for (;;) {
+        if (stopping_) return;
+        if (!idle_) break;
+        const auto now = std::chrono::steady_clock::now();
+        if (!poller_ && now >= idle_until_) {
+          poller_ = polling = true;
+          break;
+        }
+        work_cv_.wait_until(lk, poller_ ? now + std::chrono::milliseconds(200) : idle_until_);
+      }
     }
     // A partition is claimed only when the budget admits one more: while one of ours waits for
     // memory, the others' daemons take the queue.
@@ -230,11 +243,14 @@ void Daemon::driver() {
     } catch (const std::exception& e) {
       log_event(spdlog::level::err, "claim_failed", {{"error", e.what()}});
     }
-    if (claims.empty()) {
-      std::unique_lock lk(mu_);
-      work_cv_.wait_for(lk, std::chrono::milliseconds(200), [&] { return stopping_; });
-      continue;
+    {
+      std::lock_guard lk(mu_);
+      if (polling) poller_ = false;
+      idle_ = claims.empty();
+      if (idle_) idle_until_ = std::chrono::steady_clock::now() + std::chrono::milliseconds(200);
     }
+    work_cv_.notify_all();  // found work: every driver claims; none: the next poller waits its turn
+    if (claims.empty()) continue;
     run_partition(claims.front());
   }
 }
@@ -442,6 +458,14 @@ void Daemon::collector() {
     }
     next = std::chrono::steady_clock::now() + std::chrono::seconds(cfg_.gc_interval_s);
   }
+}
+
+void Daemon::work_arrived() {
+  {
+    std::lock_guard lk(mu_);
+    idle_ = false;
+  }
+  work_cv_.notify_all();
 }
 
 void Daemon::advertise(std::string listen) {

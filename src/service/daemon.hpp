@@ -233,6 +233,11 @@ class Daemon {
   bool stopping_ = false;
   std::atomic<bool> accepting_{false};
   std::string advertise_;  // guarded by mu_
+  // The drivers' idle polling (driver()): the queue was found empty, the next poll is due then,
+  // and one driver is polling now.
+  bool idle_ = false, poller_ = false;
+  std::chrono::steady_clock::time_point idle_until_{};
+  void work_arrived();  // a Submit here committed: every driver claims at once
 
   std::mutex change_mu_;
   std::condition_variable change_cv_;

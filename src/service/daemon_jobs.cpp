@@ -28,7 +28,11 @@ class SubmissionImpl final : public Submission {
     // wrong witness is refused before the rest is streamed.
     while (checked_ < w_->landed()) check(checked_++);
   }
-  std::pair<JobRecord, bool> commit() override { return w_->commit(); }
+  std::pair<JobRecord, bool> commit() override {
+    auto r = w_->commit();
+    if (r.second) d_.work_arrived();
+    return r;
+  }
 
  private:
   void check(std::uint32_t p) {

@@ -8,7 +8,7 @@
 
 namespace splitprove::service::pg_schema {
 
-constexpr int kSchemaVersion = 1;
+constexpr int kSchemaVersion = 2;
 
 // Held (pg_advisory_xact_lock) while the schema is created or migrated, so daemons that start
 // together do it once.
@@ -60,7 +60,10 @@ CREATE TABLE daemons (
 )sql";
 
 // Migrations: kMigrations[v - 2] takes a store of version v - 1 to version v, in one transaction.
-// None yet; the array holds an empty placeholder so that it is never zero-sized.
-constexpr const char* kMigrations[] = {""};
+constexpr const char* kMigrations[] = {
+    // 2: witness chunks are stored as they are, not compressed (field elements do not compress;
+    // the attempt only costs time on every insert).
+    "ALTER TABLE witness_chunks ALTER COLUMN data SET STORAGE EXTERNAL",
+};
 
 }  // namespace splitprove::service::pg_schema
