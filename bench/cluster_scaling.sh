@@ -4,8 +4,11 @@
 #
 #   bench/cluster_scaling.sh <splitprove> <out dir> [daemon counts "1 2 4"] [jobs 24] [partitions 4] [log2 13] [pw 1]
 #
-# Each daemon stands for a host of PW cores: on one machine of C cores, counts up to C / PW add
-# cores as hosts would; beyond, they share them. For each count N: a fresh database on one
+# A count of "sqlite" is the reference: one daemon on its own SQLite store, the same work.
+# Each daemon stands for a host of PW cores: where N * PW cores exist, daemon d is pinned
+# (taskset) to cores (d-1)*PW .. d*PW-1, so that adding daemons adds cores as hosts would (its
+# thread pools still size themselves by the machine, and share their PW cores); the database
+# server and the clients run on the rest. Beyond that, daemons share the machine unpinned. For each count N: a fresh database on one
 # throwaway PostgreSQL server (every statement logged with its duration), N daemons
 # (--backend cpu --pw PW), the chain
 # circuit (BN254, 2^log2 constraints), `jobs` jobs of `partitions` partitions submitted at once
@@ -35,43 +38,59 @@ python3 "$SRC/bench/chain_circuit.py" bn128 "$LOG2" "$W/c" >/dev/null
 "$BIN" setup --dev "$W/c.r1cs" "$W/keys/c.zkey" >/dev/null 2>&1
 cores=$(nproc)
 echo "[]" >"$OUT/cluster.json"
-for n in $COUNTS; do
+for count in $COUNTS; do
+  n=$count store=()
   db="scale$n"
-  psql -qtA "$URL" -c "CREATE DATABASE $db" >/dev/null
-  url="${URL/\/postgres\?/\/$db?}"
+  if [[ "$count" == sqlite ]]; then
+    n=1
+  else
+    psql -qtA "$URL" -c "CREATE DATABASE $db" >/dev/null
+    url="${URL/\/postgres\?/\/$db?}"
+    store=(--store "$url")
+  fi
   PIDS=()
   for d in $(seq 1 "$n"); do
-    "$BIN" serve --store "$url" --state-dir "$W/$n-$d" --key-dir "$W/keys" --listen "unix:$W/$n-$d.sock" \
-      --backend cpu --pw "$pw" >"$W/$n-$d.log" 2>&1 &
+    pin=()
+    if (( n * pw <= cores )) && command -v taskset >/dev/null; then pin=(taskset -c "$(( (d - 1) * pw ))-$(( d * pw - 1 ))"); fi
+    "${pin[@]}" "$BIN" serve "${store[@]}" --state-dir "$W/$count-$d" --key-dir "$W/keys" --listen "unix:$W/$count-$d.sock" \
+      --backend cpu --pw "$pw" >"$W/$count-$d.log" 2>&1 &
     PIDS+=($!)
   done
   for d in $(seq 1 "$n"); do
-    for _ in $(seq 1 100); do "$BIN" status --server "unix:$W/$n-$d.sock" >/dev/null 2>&1 && break; sleep 0.1; done
+    for _ in $(seq 1 100); do "$BIN" status --server "unix:$W/$count-$d.sock" >/dev/null 2>&1 && break; sleep 0.1; done
   done
-  K=$("$BIN" register-key --server "unix:$W/$n-1.sock" c.zkey)
+  K=$("$BIN" register-key --server "unix:$W/$count-1.sock" c.zkey)
   sleep 1.2  # every daemon's heartbeat has seen the key
   ws=(); for _ in $(seq 1 "$PARTS"); do ws+=("$W/c.wtns"); done
   t0=$(date +%s.%N)
   sub=()
   for j in $(seq 1 "$JOBS"); do
     d=$(( (j - 1) % n + 1 ))
-    "$BIN" submit --server "unix:$W/$n-$d.sock" --key "$K" "${ws[@]}" >/dev/null &
+    "$BIN" submit --server "unix:$W/$count-$d.sock" --key "$K" "${ws[@]}" >/dev/null &
     sub+=($!)
   done
   for p in "${sub[@]}"; do wait "$p"; done
-  until [[ "$(psql -qtA "$url" -c "SELECT count(*) FROM jobs WHERE state = 'succeeded'")" == "$JOBS" ]]; do
-    [[ "$(psql -qtA "$url" -c "SELECT count(*) FROM jobs WHERE state IN ('failed', 'cancelled')")" == 0 ]] ||
-      { echo "cluster_scaling: a job failed"; exit 1; }
+  done_jobs() {
+    if [[ "$count" == sqlite ]]; then
+      "$BIN" jobs --server "unix:$W/$count-1.sock" --state "$1" | grep -c . || true
+    else
+      psql -qtA "$url" -c "SELECT count(*) FROM jobs WHERE state = '$1'"
+    fi
+  }
+  until [[ "$(done_jobs succeeded)" == "$JOBS" ]]; do
+    [[ "$(done_jobs failed)" == 0 ]] || { echo "cluster_scaling: a job failed"; exit 1; }
     sleep 0.05
   done
   t1=$(date +%s.%N)
   for p in "${PIDS[@]}"; do kill -TERM "$p"; wait "$p" || true; done
   PIDS=()
-  cat "$W/$n"-*.log >"$OUT/daemons-$n.log"
-  python3 - "$PG/server.log" "$db" "$OUT" "$n" "$pw" "$JOBS" "$PARTS" "$t0" "$t1" <<'EOF'
+  cat "$W/$count"-*.log >"$OUT/daemons-$count.log"
+  python3 - "$PG/server.log" "$db" "$OUT" "$count" "$pw" "$JOBS" "$PARTS" "$t0" "$t1" <<'EOF'
 import json, re, sys
 log, db, out, n, pw, jobs, parts, t0, t1 = sys.argv[1:]
-n, pw, jobs, parts = int(n), int(pw), int(jobs), int(parts)
+count = n
+n = 1 if n == "sqlite" else int(n)
+pw, jobs, parts = int(pw), int(jobs), int(parts)
 wall = float(t1) - float(t0)
 total = jobs * parts
 ms, stmts = 0.0, 0
@@ -86,13 +105,14 @@ for line in open(log, errors="replace"):
         m = re.search(r"duration: ([0-9.]+) ms\s+(?:statement|execute [^:]*): (.{0,60})", line)
         if m:
             k = kinds.setdefault(m.group(2), [0, 0.0]); k[0] += 1; k[1] += float(m.group(1))
-with open(f"{out}/statements-{n}.txt", "w") as f:
+with open(f"{out}/statements-{count}.txt", "w") as f:
     for k, (c, t) in sorted(kinds.items(), key=lambda kv: -kv[1][0]):
         f.write(f"{c:8d} {t:10.1f} ms  {k}\n")
-secs = [float(x) for x in re.findall(r"event=partition_done .*?seconds=([0-9.]+)", open(f"{out}/daemons-{n}.log").read())]
-row = {"daemons": n, "pw": pw, "partitions": total, "wall_s": round(wall, 3),
+secs = [float(x) for x in re.findall(r"event=partition_done .*?seconds=([0-9.]+)", open(f"{out}/daemons-{count}.log").read())]
+row = {"daemons": count if count == "sqlite" else n, "pw": pw, "partitions": total, "wall_s": round(wall, 3),
        "partitions_per_s": round(total / wall, 3),
-       "db_ms_per_partition": round(ms / total, 3), "statements_per_partition": round(stmts / total, 1),
+       "db_ms_per_partition": None if count == "sqlite" else round(ms / total, 3),
+       "statements_per_partition": None if count == "sqlite" else round(stmts / total, 1),
        "partition_s_mean": round(sum(secs) / len(secs), 3) if secs else None}
 rows = json.load(open(f"{out}/cluster.json"))
 rows.append(row)
