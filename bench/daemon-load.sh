@@ -38,6 +38,18 @@ kill $SAMPLER 2>/dev/null || true
 HTTP=$(grep -o 'http=127.0.0.1:[0-9]*' "$OUT/daemon.log" | cut -d: -f2)
 python3 -c 'import sys, urllib.request; sys.stdout.write(urllib.request.urlopen(sys.argv[1]).read().decode())' \
   "http://127.0.0.1:$HTTP/metrics" >"$OUT/metrics.txt"
+"$BIN" status --server "unix:$SOCK" >"$OUT/status.json"  # GetStatus after the load (its gpus: the device's books)
+python3 -c '
+import json, sys
+s = json.load(open(sys.argv[1]))
+for g in s.get("gpus", []):
+    b = g.get("budget", {})
+    print("gpu {}: {}, memory {} of {} bytes free, device budget {} used of {} (keys {}), healthy {}".format(
+        g.get("index", 0), g.get("name"), g.get("memory_free_bytes"), g.get("memory_total_bytes"),
+        b.get("used_bytes", 0), b.get("total_bytes", 0), b.get("by_stage", {}).get("srs", 0), g.get("healthy", False)))
+if not s.get("gpus"): print("GetStatus: no gpus (CPU backend)")
+' "$OUT/status.json" | tee "$OUT/gpus.txt"
+grep "splitprove_device_memory_bytes" "$OUT/metrics.txt" | head -4 >>"$OUT/gpus.txt" || true
 kill -TERM $PID && wait $PID
 trap - EXIT
 N=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["partitions"])' "$OUT/load.json")

@@ -156,6 +156,7 @@ if [ "${SPLITPROVE_DEVICE_DAEMON:-0}" = 1 ]; then
   tail -8 "$out/daemon.txt" | tee -a "$summary"
   grep -E '^(backend|cold start|throughput|stages|gpu phases):' "$out/daemon-load/inproc.txt" 2>/dev/null | sed 's/^/  in process /' | tee -a "$summary"
   grep -E 'event=serving' "$out/daemon-load/daemon.log" 2>/dev/null | head -1 | tee -a "$summary"
+  sed 's/^/  /' "$out/daemon-load/gpus.txt" 2>/dev/null | tee -a "$summary"
   rm -rf "$out/daemon-load/state" "$out/daemon-load/keys" "$out/daemon-load/inproc/timeline.jsonl"
   tar -czf "$out/daemon-load.tar.gz" -C "$out" daemon-load && rm -rf "$out/daemon-load"
   say "total: $(($(date +%s) - t_start)) s, exit status $rc"
