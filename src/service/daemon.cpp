@@ -44,11 +44,6 @@ void DaemonConfig::check() const {
 }
 
 namespace {
-std::string host_name() {
-  char host[256] = {};
-  ::gethostname(host, sizeof host - 1);
-  return host;
-}
 std::string owner_name() { return fmt::format("{}:{}:{}", host_name(), ::getpid(), now_ms()); }
 }  // namespace
 
@@ -301,19 +296,13 @@ void Daemon::run_partition(const Claim& c) {
         {
           // A store that cannot answer now is retried; a witness that is not there, or not a
           // witness, fails the job.
-          std::unique_ptr<LocalWitness> local;
           try {
-            local = store_->open_witness(c);
+            const auto local = store_->open_witness(c);
+            ws.push_back(io::read_wtns<E>(local->path()));
           } catch (const Unavailable&) {
             throw;
           } catch (const StoreError&) {
             throw;
-          } catch (const Error& err) {
-            final_failure = true;
-            throw Error(fmt::format("its witness cannot be read: {}", err.what()));
-          }
-          try {
-            ws.push_back(io::read_wtns<E>(local->path()));
           } catch (const Error& err) {
             final_failure = true;
             throw Error(fmt::format("its witness cannot be read: {}", err.what()));

@@ -3,6 +3,7 @@
 #include "service/store.hpp"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <array>
 #include <filesystem>
@@ -49,6 +50,12 @@ Millis now_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::system_clock::now().time_since_epoch())
       .count();
+}
+
+std::string host_name() {
+  char host[256] = {};
+  ::gethostname(host, sizeof host - 1);
+  return host;
 }
 
 std::string new_job_id() {

@@ -36,6 +36,7 @@ inline bool is_final(JobState s) {
 
 using Millis = std::int64_t;  // Unix milliseconds (UTC)
 Millis now_ms();
+std::string host_name();  // gethostname(): what daemons' owner names and heartbeats carry
 
 struct KeyRecord {
   std::string key_id;     // hex SHA-256 of the .zkey bytes

@@ -12,7 +12,6 @@
 // (bytea, 4 MiB a row) in the job's own transaction; a claim fetches its partition's chunks into
 // a local file for the time it reads it.
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -67,11 +66,10 @@ class PgStore final : public JobStore {
   }
 
   static fs::path local_spool(const StoreConfig& cfg) {
-    if (cfg.state_dir.empty()) throw Error("job store: no state directory configured (witnesses pass through it)");
-    const fs::path spool = cfg.spool_dir.empty() ? fs::path(cfg.state_dir) / "spool" : fs::path(cfg.spool_dir);
+    const fs::path spool = spool::prepare(cfg);
     std::error_code ec;
     fs::create_directories(spool / "claims", ec);
-    if (ec) throw Error(fmt::format("{}: cannot create the spool directory: {}", spool.string(), ec.message()));
+    if (ec) throw Error(fmt::format("{}: cannot create the spool directory: {}", (spool / "claims").string(), ec.message()));
     return spool;
   }
 
@@ -592,11 +590,6 @@ class PgStore final : public JobStore {
   std::string owner() const {
     std::lock_guard lk(owner_mu_);
     return owner_;
-  }
-  static std::string host_name() {
-    char host[256] = {};
-    ::gethostname(host, sizeof host - 1);
-    return host;
   }
 
   StoreConfig cfg_;

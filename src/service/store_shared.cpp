@@ -43,6 +43,17 @@ void PageToken::cut(JobPage& page, std::optional<JobState> state, std::size_t pa
 namespace splitprove::service::spool {
 namespace fs = std::filesystem;
 
+fs::path prepare(const StoreConfig& cfg) {
+  if (cfg.state_dir.empty()) throw Error("job store: no state directory configured");
+  const fs::path spool = cfg.spool_dir.empty() ? fs::path(cfg.state_dir) / "spool" : fs::path(cfg.spool_dir);
+  std::error_code ec;
+  fs::create_directories(cfg.state_dir, ec);
+  if (ec) throw Error(fmt::format("{}: cannot create the state directory: {}", cfg.state_dir, ec.message()));
+  fs::create_directories(spool, ec);
+  if (ec) throw Error(fmt::format("{}: cannot create the spool directory: {}", spool.string(), ec.message()));
+  return spool;
+}
+
 void fsync_dir(const fs::path& dir) {
   const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) throw StoreError(fmt::format("{}: cannot open the directory to sync it", dir.string()));

@@ -104,6 +104,9 @@ struct PageToken {
 
 namespace splitprove::service::spool {
 
+// Creates the state directory and the spool (cfg.spool_dir, or <state_dir>/spool); returns the
+// spool. Error naming the directory that cannot be made.
+std::filesystem::path prepare(const StoreConfig& cfg);
 // fsync of a directory (StoreError naming it).
 void fsync_dir(const std::filesystem::path& dir);
 // Creates <spool>/<job_id> (mode 700) and syncs the spool; returns it.

@@ -35,19 +35,9 @@ class SqliteStore final : public JobStore {
  public:
   explicit SqliteStore(const StoreConfig& cfg)
       : cfg_(cfg),
-        spool_(cfg.spool_dir.empty() ? fs::path(cfg.state_dir) / "spool" : fs::path(cfg.spool_dir)),
-        db_(prepare_dirs(cfg, spool_)) {
+        spool_(spool::prepare(cfg)),
+        db_((fs::path(cfg.state_dir) / "splitprove.db").string()) {
     migrate();
-  }
-
-  static std::string prepare_dirs(const StoreConfig& cfg, const fs::path& spool) {
-    if (cfg.state_dir.empty()) throw Error("job store: no state directory configured");
-    std::error_code ec;
-    fs::create_directories(cfg.state_dir, ec);
-    if (ec) throw Error(fmt::format("{}: cannot create the state directory: {}", cfg.state_dir, ec.message()));
-    fs::create_directories(spool, ec);
-    if (ec) throw Error(fmt::format("{}: cannot create the spool directory: {}", spool.string(), ec.message()));
-    return (fs::path(cfg.state_dir) / "splitprove.db").string();
   }
 
   void migrate() {
