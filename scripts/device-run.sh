@@ -40,6 +40,12 @@
 # SPLITPROVE_SWEEP_ARGS (one circuit and key for the whole sweep; one table row per run), within
 # SPLITPROVE_SWEEP_TIMEOUT seconds (400); it writes sweep.txt (the table and the checks) and
 # sweep.tar.gz (every run's files) into OUTDIR beside env.txt, build.log and summary.txt.
+# Multi-GPU mode: SPLITPROVE_DEVICE_MULTI=1 builds only the CLI and, at each size of
+# SPLITPROVE_MULTI_SIZES ("22 24"), runs `splitprove bench pipeline --size 2^K
+# $SPLITPROVE_MULTI_ARGS` on GPU 0 alone, on every GPU, and on GPU 0 split into two logical devices
+# (each within SPLITPROVE_MULTI_TIMEOUT, 200 s); multi.txt has one row per run (partitions/s, the
+# ratio to one GPU, peak RSS against the budget, the verdict) and multi.tar.gz every run's files
+# (issue 25's acceptance: >= 1.9x on 2 GPUs, >= 3.7x on 4, peak RSS <= the budget).
 # Daemon mode: SPLITPROVE_DEVICE_DAEMON=1 runs only bench/daemon-load.sh (the daemon with the CUDA
 # backend under load, then the same circuit in process) with the arguments in
 # SPLITPROVE_DAEMON_LOAD_ARGS ("K clients seconds budget partitions-per-job", default
@@ -70,6 +76,9 @@ pipeline_runs="${SPLITPROVE_PIPELINE_RUNS:-20:1:gpu 20:1:cpu 20:2:gpu 20:2:cpu 2
 pipeline_args="${SPLITPROVE_PIPELINE_ARGS:---synth-workers 4 --budget 48GiB}"
 demo_curves="${SPLITPROVE_DEMO_CURVES:-bls12-381 bn254}"
 sweep="${SPLITPROVE_DEVICE_SWEEP:-0}"
+multi="${SPLITPROVE_DEVICE_MULTI:-0}"
+multi_sizes="${SPLITPROVE_MULTI_SIZES:-22 24}"
+multi_args="${SPLITPROVE_MULTI_ARGS:---partitions 10 --jobs 2 --synth-workers 4 --warmup 2 --budget 96GiB}"
 sweep_args="${SPLITPROVE_SWEEP_ARGS:---size 2^21 --partitions 3 --sweep-pw 1,2,4,8,16 --sweep-jobs 1,4,8 --budget 3GiB}"
 summary="$out/summary.txt"
 status=0
@@ -172,7 +181,7 @@ targets=(splitprove_cuda splitprove_cuda_bench_prover)
 [ "$micro" = 1 ] && targets+=(splitprove_cuda_bench)
 [ "$pipeline" = 1 ] && targets+=(splitprove_cli)
 for s in "${test_srcs[@]}"; do targets+=("$(basename "$s" .cpp)"); done
-[ "$sweep" = 1 ] && targets=(splitprove_cli)
+[ "$sweep" = 1 ] || [ "$multi" = 1 ] && targets=(splitprove_cli)
 t0=$(date +%s)
 {
   echo "+ cmake -S . -B $build ${gen[*]} -DCMAKE_CXX_COMPILER=$cxx -DCMAKE_BUILD_TYPE=Release -DSPLITPROVE_CUDA=ON -DSPLITPROVE_BENCH=OFF -DSPLITPROVE_CUDA_BENCH=ON"
@@ -214,6 +223,39 @@ if [ "$sweep" = 1 ]; then
   cat "$out/sweep.txt" | tee -a "$summary"
   [ $rc -eq 0 ] || { tail -5 "$d/stderr.txt" | tee -a "$summary"; status=1; }
   tar -czf "$out/sweep.tar.gz" -C "$out" sweep && rm -rf "$d"
+  say "total: $(($(date +%s) - t_start)) s, exit status $status"
+  exit $status
+fi
+
+# ---- multi-GPU mode: one GPU, every GPU, one GPU as two logical devices ----------------------------
+if [ "$multi" = 1 ]; then
+  d="$out/multi"
+  mkdir -p "$d"
+  ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+  say "multi: $ngpu GPUs; bench pipeline $multi_args at 2^{$multi_sizes}"
+  printf '%-6s %-22s %12s %8s %12s %s\n' size devices "partitions/s" ratio "peak RSS" verdict | tee -a "$out/multi.txt"
+  for k in $multi_sizes; do
+    one=""
+    for run in "one:--devices 0" "all:--devices all" "half:--devices 0 --logical-devices 2"; do
+      name=${run%%:*} extra=${run#*:}
+      r="$d/2^$k-$name"
+      # shellcheck disable=SC2086
+      timeout "${SPLITPROVE_MULTI_TIMEOUT:-200}" "$build/splitprove" bench pipeline --size "2^$k" $multi_args $extra \
+        --out "$r" >"$r.txt" 2>&1
+      rc=$?
+      pps=$(sed -n 's/^throughput: .*, \([0-9.]*\) partitions\/s$/\1/p' "$r.txt")
+      peak=$(sed -n 's/^memory: *peak RSS \([^(]*\) (.*/\1/p' "$r.txt" | xargs)
+      verdict=$(sed -n 's/^verdict: *\([a-z-]*\).*/\1/p' "$r.txt")
+      [ "$name" = one ] && one="$pps"
+      ratio=$(awk -v a="$pps" -v b="$one" 'BEGIN { if (a > 0 && b > 0) printf "%.2f", a / b; else print "-" }')
+      printf '%-6s %-22s %12s %8s %12s %s\n' "2^$k" "$extra" "${pps:-rc $rc}" "$ratio" "${peak:--}" "${verdict:--}" \
+        | tee -a "$out/multi.txt"
+      grep -E '^(backend|devices):' "$r.txt" | sed 's/^/         /' >>"$out/multi.txt"
+      [ $rc -eq 0 ] || { tail -3 "$r.txt" | tee -a "$summary"; status=1; }
+    done
+  done
+  cat "$out/multi.txt" >>"$summary"
+  tar -czf "$out/multi.tar.gz" -C "$out" multi && rm -rf "$d"
   say "total: $(($(date +%s) - t_start)) s, exit status $status"
   exit $status
 fi

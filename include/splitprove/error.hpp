@@ -19,4 +19,12 @@ class VerdictFailed : public Error {
   explicit VerdictFailed(const std::string& what) : Error(what) {}
 };
 
+// A device (a GPU, or a logical device of the pipeline) failed while it ran a stage: a CUDA
+// error, a lost device, an injected fault. The pipeline takes the device out of service and proves
+// the partition again on another one; other errors are the partition's own and fail its job.
+class DeviceFault : public Error {
+ public:
+  explicit DeviceFault(const std::string& what) : Error(what) {}
+};
+
 }  // namespace splitprove

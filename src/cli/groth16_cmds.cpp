@@ -13,6 +13,7 @@
 #include <filesystem>
 
 #include "cli/command.hpp"
+#include "cli/device_options.hpp"
 #include "cli/progress.hpp"
 #include "cli/prove_batch.hpp"
 #include "io/curve_id.hpp"
@@ -211,6 +212,7 @@ Register reg([](CLI::App& app) {
   prove->add_option("--backend", ba->backend,
                     "batch: GPU-stage backend: auto (CUDA when a GPU is present), cpu or cuda")
       ->capture_default_str();
+  add_device_options(prove, ba->devices, ba->logical_devices, "batch: ");
   prove->add_flag("--fail-fast", ba->fail_fast,
                   "batch: stop at the first witness that fails (default: prove the others, report "
                   "every failure, exit 1)");

@@ -20,6 +20,7 @@
 
 #include "harness/bench_circuits.hpp"
 #include "cli/command.hpp"
+#include "cli/device_options.hpp"
 #include "mem/units.hpp"
 #include "mem/verdict.hpp"
 #include "harness/run.hpp"
@@ -285,7 +286,7 @@ void add_engine_options(CLI::App* c, BenchArgs& a) {
   auto& e = a.run.engine;
   c->add_option("--synth-workers,--pw", e.synthesis_workers, "synthesis workers")
       ->capture_default_str();
-  c->add_option("--gpu-workers,--gw", e.gpu_workers, "GPU-stage workers")->capture_default_str();
+  c->add_option("--gpu-workers,--gw", e.gpu_workers, "GPU-stage workers per device")->capture_default_str();
   c->add_option("--g2-workers", e.g2_workers, "G2-stage workers")->capture_default_str();
   c->add_option("--finalizers", e.finalizers, "finalizers")->capture_default_str();
   c->add_option("--gpu-queue", e.gpu_queue, "bound of the GPU queue")->capture_default_str();
@@ -310,6 +311,7 @@ void add_engine_options(CLI::App* c, BenchArgs& a) {
   c->add_option("--g2-on", a.run.backend.g2_on,
                 "where the G2 stage runs: auto (the GPU with the cuda backend), cpu or gpu")
       ->capture_default_str();
+  add_device_options(c, a.run.backend.devices, a.run.backend.logical_devices);
   c->add_option("--gpu-delay", a.gpu_delay,
                 "fixed time added to each GPU stage, standing for device time (e.g. 200ms)");
   c->add_option("--g2-delay", a.g2_delay,

@@ -90,13 +90,16 @@ void prove_batch(const ProveBatchArgs& a, ec::CurveId curve) {
   if (!a.budget.empty()) cfg.host_budget = mem::parse_size(a.budget, "--budget");
   pipeline::BackendRequest req;
   req.backend = a.backend;
+  req.devices = a.devices;
+  req.logical_devices = a.logical_devices;
   auto backend = pipeline::make_backend<E>(req);
   cfg.pin_buffers_for(backend.pin_host_buffers);
-  pipeline::Engine<E> engine(cfg, backend.gpu, backend.g2);
+  pipeline::Engine<E> engine(cfg, backend.stages);
 
   // Each witness is a job of one partition, so one bad witness fails only itself. At most
   // `window` are read and queued at once: the witnesses waiting in memory stay bounded.
-  const std::size_t window = std::size_t(cfg.synthesis_workers) + cfg.gpu_workers + 2;
+  const std::size_t window =
+      std::size_t(cfg.synthesis_workers) + engine.config().total_gpu_workers() + 2;
   struct InFlight {
     std::size_t index;
     std::uint64_t job;

@@ -16,6 +16,8 @@ struct ProveBatchArgs {
   std::string budget;
   std::uint32_t synthesis_workers = 2;
   std::string backend = "auto";  // GPU-stage backend: auto (CUDA when a GPU is present), cpu, cuda
+  std::vector<int> devices;      // GPUs to run on (empty: every visible one)
+  unsigned logical_devices = 1;  // per device (pipeline/backend.hpp)
   bool quiet = false;
   bool fail_fast = false;  // stop at the first witness that fails (the others are not proved)
   bool force = false;      // prove every witness, even where an earlier run's proof verifies

@@ -93,6 +93,19 @@ void load_config(const std::string& path, ServeArgs& a) {
         {"gpu_workers", [&](auto& n, auto s, auto k) { a.d.gpu_workers = std::uint32_t(num(n, s, k, 1, 64)); }},
         {"budget", [&](auto& n, auto s, auto k) { a.budget = size(n, s, k); }},
         {"window", [&](auto& n, auto s, auto k) { a.d.window = std::uint32_t(num(n, s, k, 0, 4096)); }}}},
+      {"gpus",
+       {{"devices",
+         [&](auto& n, auto s, auto k) {
+           if (const auto* arr = n.as_array()) {
+             a.d.devices.clear();
+             for (const auto& e : *arr)
+               a.d.devices.push_back(int(num(e, s, k, 0, std::int64_t(pipeline::BackendRequest::kMaxDevices) - 1)));
+           } else {
+             a.d.devices = pipeline::parse_device_list(str(n, s, k), where(s, k));
+           }
+         }},
+        {"logical_devices", [&](auto& n, auto s, auto k) { a.d.logical_devices = std::uint32_t(num(n, s, k, 1, pipeline::BackendRequest::kMaxLogical)); }},
+        {"gpu_workers_per_device", [&](auto& n, auto s, auto k) { a.d.gpu_workers = std::uint32_t(num(n, s, k, 1, 64)); }}}},
       {"server",
        {{"listen",
          [&](auto& n, auto s, auto k) {
@@ -116,7 +129,7 @@ void load_config(const std::string& path, ServeArgs& a) {
     const std::string sname(sec.str());
     const auto known = keys.find(sname);
     if (known == keys.end())
-      throw Error(fmt::format("{}: unknown section [{}] (sections: store, admission, retention, engine, server)",
+      throw Error(fmt::format("{}: unknown section [{}] (sections: store, admission, retention, engine, gpus, server)",
                               path, sname));
     const auto* tab = node.as_table();
     if (!tab) throw Error(fmt::format("{}: '{}' must be a section ([{}])", path, sname, sname));
@@ -177,6 +190,7 @@ void run_serve(ServeArgs a) {
        {"http", http ? fmt::format("{}:{}", a.http.substr(0, a.http.rfind(':')), http->port()) : ""},
        {"state_dir", a.d.store.state_dir}, {"store", daemon.status().cluster.store}, {"key_dir", a.d.key_dir}, {"backend", a.d.backend},
        {"synthesis_workers", std::to_string(a.d.synthesis_workers)}, {"gpu_workers", std::to_string(a.d.gpu_workers)},
+       {"logical_devices", std::to_string(a.d.logical_devices)},
        {"window", std::to_string(daemon.config().window)}, {"requeued", std::to_string(r.requeued)},
        {"failed", std::to_string(r.failed)}, {"spool_removed", std::to_string(r.spool_removed + r.temporaries_removed)}});
   int sig = 0;
@@ -228,8 +242,21 @@ Register reg([](CLI::App& app) {
       [](auto& f, auto& t) { t.d.backend = f.d.backend; });
   opt(c->add_option("--synthesis-workers,--pw", a->d.synthesis_workers, "Synthesis workers per curve")->capture_default_str(),
       [](auto& f, auto& t) { t.d.synthesis_workers = f.d.synthesis_workers; });
-  opt(c->add_option("--gpu-workers,--gw", a->d.gpu_workers, "GPU-stage workers per curve")->capture_default_str(),
+  opt(c->add_option("--gpu-workers,--gw,--gpu-workers-per-device", a->d.gpu_workers,
+                    "GPU-stage workers per device and curve")->capture_default_str(),
       [](auto& f, auto& t) { t.d.gpu_workers = f.d.gpu_workers; });
+  {
+    auto* dev = c->add_option_function<std::string>(
+        "--devices", [a](const std::string& v) { a->d.devices = pipeline::parse_device_list(v, "--devices"); },
+        "GPUs to run on: all (default: every visible one) or indices, e.g. 0,1");
+    opt(dev, [](auto& f, auto& t) { t.d.devices = f.d.devices; });
+    opt(c->add_option("--logical-devices", a->d.logical_devices,
+                      "Split each device (or the CPU backend) into N logical devices: own GPU-stage workers, an equal "
+                      "share of the device budget, own resident keys; a device fault takes out only its own")
+            ->capture_default_str()
+            ->check(CLI::Range(1u, pipeline::BackendRequest::kMaxLogical)),
+        [](auto& f, auto& t) { t.d.logical_devices = f.d.logical_devices; });
+  }
   opt(c->add_option("--budget", a->budget,
                     "Host memory budget shared by both curves' engines, resident keys included (e.g. 40GiB; default: none)"),
       [](auto& f, auto& t) { t.budget = f.budget; });

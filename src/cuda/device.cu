@@ -43,7 +43,7 @@ std::vector<DeviceInfo> list_devices(std::string* why_none) {
 void use_device(int device) {
   const cudaError_t e = cudaSetDevice(device);
   if (e != cudaSuccess)
-    throw Error("cudaSetDevice(" + std::to_string(device) + "): " + cudaGetErrorString(e));
+    throw DeviceFault("cudaSetDevice(" + std::to_string(device) + "): " + cudaGetErrorString(e));
 }
 
 long long device_used_bytes(int device) {

@@ -24,7 +24,9 @@ inline std::string_view short_path(std::string_view file) {
 [[noreturn]] inline void throw_cuda_error(cudaError_t e, const char* expr, const char* file,
                                           int line) {
   cudaGetLastError();  // clear a non-sticky error so the next call starts clean
-  throw Error(std::string(short_path(file)) + ":" + std::to_string(line) + ": " + expr + ": " +
+  // A device fault: the pipeline takes the device out of service and proves the partition again
+  // on another one (splitprove/error.hpp).
+  throw DeviceFault(std::string(short_path(file)) + ":" + std::to_string(line) + ": " + expr + ": " +
               cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")");
 }
 
@@ -34,7 +36,7 @@ inline void check(cudaError_t e, const char* expr, const char* file, int line) {
 
 }  // namespace splitprove::cuda
 
-// Throws splitprove::Error("<file>:<line>: <expr>: <cudaErrorName> (<description>)").
+// Throws splitprove::DeviceFault("<file>:<line>: <expr>: <cudaErrorName> (<description>)").
 #define SPLITPROVE_CUDA_CHECK(expr) ::splitprove::cuda::check((expr), #expr, __FILE__, __LINE__)
 // After a kernel launch: launch-configuration errors show at once, execution errors at the next
 // synchronising call (which is checked too).
@@ -117,11 +119,14 @@ inline unsigned grid_for(size_t n, unsigned threads) {
   return unsigned(blocks ? blocks : 1);
 }
 
-// Runs f(); an Error thrown inside gets `what` ("cuda::fr_mul") put in front of its message.
+// Runs f(); an Error thrown inside gets `what` ("cuda::fr_mul") put in front of its message (a
+// DeviceFault stays one).
 template <class Fn>
 void with_context(const char* what, Fn&& f) {
   try {
     f();
+  } catch (const DeviceFault& e) {
+    throw DeviceFault(std::string(what) + ": " + e.what());
   } catch (const Error& e) {
     throw Error(std::string(what) + ": " + e.what());
   }

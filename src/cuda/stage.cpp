@@ -4,11 +4,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <chrono>
 #include <map>
 #include <mutex>
+#include <tuple>
 
 #include "cuda/device.hpp"
 #include "cuda/msm.hpp"
@@ -75,7 +77,8 @@ class Gpu {
                                 mem::format_bytes(info_.free_bytes)));
       cap = info_.free_bytes - o.margin;
     }
-    budget_ = std::make_unique<mem::MemoryBudget>(cap, fmt::format("gpu{}", o.device));
+    if (opts_.name.empty()) opts_.name = fmt::format("gpu{}", o.device);
+    budget_ = std::make_unique<mem::MemoryBudget>(cap, opts_.name);
     use_device(o.device);
     pool_ = std::make_unique<DevicePool>(*budget_, o.device);
   }
@@ -374,29 +377,61 @@ class CudaG2Stage final : public pipeline::G2Stage<E> {
   std::shared_ptr<Gpu> g_;
 };
 
-// Device 0, opened once per process and shared by every engine's backend while any holds it.
-std::shared_ptr<Gpu> shared_gpu(std::string* why) {
+// The Gpus of a request, opened once per process and shared by every engine's backend (both
+// curves) while any holds them: keyed by (device, share, shares).
+std::vector<std::shared_ptr<Gpu>> shared_gpus(const pipeline::BackendRequest& req, std::string* why) {
   static std::mutex mu;
-  static std::weak_ptr<Gpu> shared;
+  static std::map<std::tuple<int, unsigned, unsigned>, std::weak_ptr<Gpu>> open;
+  static bool hooks = false;
   std::lock_guard lk(mu);
-  if (auto g = shared.lock()) return g;
   std::string reason;
-  if (list_devices(&reason).empty()) {
+  const auto devs = list_devices(&reason);
+  if (devs.empty()) {
     if (why) *why = reason;
-    return nullptr;
+    return {};
   }
+  std::vector<int> want = req.devices;
+  if (want.empty())
+    for (const auto& d : devs) want.push_back(d.index);
+  const unsigned n = req.logical_devices;
+  std::vector<std::shared_ptr<Gpu>> out;
   try {
-    auto g = open_gpu();
-    shared = g;
-    // Buffers made with BufferOptions::pin (the pipeline's partition buffers when this backend
-    // runs) are page-locked from now on: the stages' copies then go by DMA.
-    mem::set_pin_hooks({[](void* p, std::size_t n) { pin_host(p, n); },
-                        [](void* p, std::size_t n) { unpin_host(p, n); }});
-    return g;
+    for (int d : want) {
+      if (d < 0 || std::size_t(d) >= devs.size())
+        throw Error(fmt::format("cuda: no device {} ({} present)", d, devs.size()));
+      for (unsigned i = 0; i < n; ++i) {
+        auto& w = open[{d, i, n}];
+        if (auto g = w.lock()) {
+          out.push_back(std::move(g));
+          continue;
+        }
+        GpuOptions o;
+        o.device = d;
+        if (n > 1) {
+          // An equal share of what is free now (less the margin once, for the context).
+          const auto free = devs[std::size_t(d)].free_bytes;
+          if (free <= o.margin)
+            throw Error(fmt::format("cuda: device {} has only {} free", d, mem::format_bytes(free)));
+          o.budget_bytes = (free - o.margin) / n;
+          o.name = fmt::format("gpu{}.{}", d, i);
+        }
+        auto g = open_gpu(o);
+        w = g;
+        out.push_back(std::move(g));
+      }
+    }
   } catch (const Error& e) {
     if (why) *why = e.what();
-    return nullptr;
+    return {};
   }
+  if (!hooks) {
+    // Buffers made with BufferOptions::pin (the pipeline's partition buffers when this backend
+    // runs) are page-locked from now on: the stages' copies then go by DMA.
+    mem::set_pin_hooks({[](void* p, std::size_t k) { pin_host(p, k); },
+                        [](void* p, std::size_t k) { unpin_host(p, k); }});
+    hooks = true;
+  }
+  return out;
 }
 
 template <class E>
@@ -404,34 +439,53 @@ void install_for() {
   pipeline::register_device_backend<E>(
       "cuda", [](const pipeline::BackendRequest& req,
                  std::string* why) -> std::optional<pipeline::Backend<E>> {
-        auto g = shared_gpu(why);
-        if (!g) return std::nullopt;
+        auto gpus = shared_gpus(req, why);
+        if (gpus.empty()) return std::nullopt;
         pipeline::Backend<E> b;
         b.name = "cuda";
-        b.detail = fmt::format("{} (device budget {})", g->info().name,
-                               mem::format_bytes(g->budget().capacity()));
-        b.gpu = gpu_stage<E>(g);
-        b.g2 = req.g2_on == "cpu" ? pipeline::cpu_g2_stage<E>() : g2_stage<E>(g);
-        b.device_sources = memory_sources(g);
-        b.devices = [w = std::weak_ptr<Gpu>(g)] {
+        std::vector<std::pair<std::weak_ptr<Gpu>, std::shared_ptr<pipeline::DeviceState>>> states;
+        for (const auto& g : gpus) {
+          pipeline::DeviceStages<E> s;
+          s.gpu = gpu_stage<E>(g);
+          s.g2_on_device = req.g2_on != "cpu";
+          s.g2 = s.g2_on_device ? g2_stage<E>(g) : pipeline::cpu_g2_stage<E>();
+          s.state = pipeline::device_state(g->opts().name);
+          states.emplace_back(g, s.state);
+          b.stages.push_back(std::move(s));
+          b.detail += fmt::format("{}{}: {} (device budget {})", b.detail.empty() ? "" : "; ",
+                                  g->opts().name, g->info().name,
+                                  mem::format_bytes(g->budget().capacity()));
+        }
+        // The driver's view once per physical device; the books once per Gpu.
+        std::vector<int> seen;
+        for (const auto& g : gpus) {
+          const bool first = std::find(seen.begin(), seen.end(), g->opts().device) == seen.end();
+          if (first) seen.push_back(g->opts().device);
+          for (auto& src : memory_sources(g))
+            if (first || src.first.ends_with("_books")) b.device_sources.push_back(std::move(src));
+        }
+        b.devices = [states] {
           std::vector<pipeline::DeviceStatus> out;
-          const auto g = w.lock();
-          if (!g) return out;
-          const GpuReport r = report(*g);
-          pipeline::DeviceStatus d;
-          d.index = unsigned(g->opts().device);
-          d.name = r.device;
-          for (const auto& i : list_devices())
-            if (i.index == g->opts().device) {
-              d.total_bytes = i.total_bytes;
-              d.free_bytes = i.free_bytes;
-            }
-          d.budget_capacity = r.budget_capacity;
-          d.budget_used = r.budget_used;
-          d.budget_peak = r.budget_peak;
-          d.key_bytes = r.key_bytes;
-          d.resident_keys = r.resident_keys;
-          out.push_back(std::move(d));
+          const auto listed = list_devices();
+          for (const auto& [w, state] : states) {
+            const auto g = w.lock();
+            if (!g) continue;
+            const GpuReport r = report(*g);
+            pipeline::DeviceStatus d = pipeline::device_status(*state);
+            d.index = unsigned(g->opts().device);
+            d.name = r.device;
+            for (const auto& i : listed)
+              if (i.index == g->opts().device) {
+                d.total_bytes = i.total_bytes;
+                d.free_bytes = i.free_bytes;
+              }
+            d.budget_capacity = r.budget_capacity;
+            d.budget_used = r.budget_used;
+            d.budget_peak = r.budget_peak;
+            d.key_bytes = r.key_bytes;
+            d.resident_keys = r.resident_keys;
+            out.push_back(std::move(d));
+          }
           return out;
         };
         b.pin_host_buffers = true;
@@ -476,7 +530,7 @@ std::vector<std::pair<std::string, mem::DeviceMemorySource>> memory_sources(
     return std::uint64_t(used);
   });
   std::weak_ptr<Gpu> w = gpu;
-  v.emplace_back(fmt::format("gpu{}_books", dev), [w]() -> std::optional<std::uint64_t> {
+  v.emplace_back(fmt::format("{}_books", gpu->opts().name), [w]() -> std::optional<std::uint64_t> {
     auto g = w.lock();
     if (!g) return std::nullopt;
     return g->budget().books().used;

@@ -40,6 +40,9 @@ struct GpuOptions {
   unsigned workers = 1;
   // Forces streaming of the key's points (tests of the fallback).
   bool never_resident = false;
+  // The pipeline's name of this Gpu (its budget's and its DeviceState's): "" = "gpu<device>"; a
+  // logical share of a device is "gpu<device>.<i>".
+  std::string name;
 };
 
 // Makes the per-device state. Throws Error when the device cannot be used.
@@ -74,8 +77,10 @@ std::vector<std::pair<std::string, mem::DeviceMemorySource>> memory_sources(
     std::shared_ptr<Gpu> gpu);
 
 // Registers the CUDA backend with pipeline::register_device_backend for every engine: on request
-// it opens device 0 (once per process; later requests, of either curve, share it) and returns its
-// stages, or says why it cannot.
+// it opens the devices asked for (BackendRequest::devices, default every visible one), each split
+// into BackendRequest::logical_devices Gpus with an equal share of its free memory, once per
+// process (later requests, of either curve, share them while any holds them), and returns one set
+// of stages per Gpu, or says why it cannot.
 void install_pipeline_backend();
 
 }  // namespace splitprove::cuda

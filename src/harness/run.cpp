@@ -114,10 +114,11 @@ RunReport run_jobs(const RunOptions& o, const std::function<JobSpec<E>(std::uint
   if (o.jobs == 0 || o.partitions == 0)
     throw Error("pipeline run: jobs and partitions must be >= 1");
   Backend<E> backend = make_backend<E>(o.backend);
-  std::shared_ptr<GpuStage<E>> gpu = backend.gpu;
-  std::shared_ptr<G2Stage<E>> g2 = backend.g2;
-  if (o.gpu_delay.count() > 0) gpu = std::make_shared<DelayedGpu<E>>(gpu, o.gpu_delay);
-  if (o.g2_delay.count() > 0) g2 = std::make_shared<DelayedG2<E>>(g2, o.g2_delay);
+  std::vector<DeviceStages<E>> stages = backend.stages;
+  for (auto& d : stages) {
+    if (o.gpu_delay.count() > 0) d.gpu = std::make_shared<DelayedGpu<E>>(d.gpu, o.gpu_delay);
+    if (o.g2_delay.count() > 0) d.g2 = std::make_shared<DelayedG2<E>>(d.g2, o.g2_delay);
+  }
 
   std::vector<JobSpec<E>> specs;
   for (std::uint32_t j = 0; j < o.jobs; ++j) {
@@ -129,21 +130,22 @@ RunReport run_jobs(const RunOptions& o, const std::function<JobSpec<E>(std::uint
   rep.backend = backend.describe();
   // The workers' scratch is sized for these partitions and reserved when the engine starts.
   EngineConfig ecfg = o.engine;
+  ecfg.devices = std::uint32_t(stages.size());
   ecfg.pin_buffers_for(backend.pin_host_buffers);
   rep.pinned = mem::pins_pages(ecfg.buffers);
   {
     check_shape<E>(specs[0].source->shape(), *specs[0].key, specs[0].source->describe());
-    ecfg.fit_scratch(
-        partition_cost<E>(specs[0].source->shape(), *specs[0].key, ecfg.buffers, *gpu, *g2));
+    ecfg.fit_scratch(partition_cost<E>(specs[0].source->shape(), *specs[0].key, ecfg.buffers,
+                                       *stages[0].gpu, *stages[0].g2));
   }
-  Engine<E> engine(ecfg, gpu, g2);
+  Engine<E> engine(ecfg, stages);
   rep.source = specs[0].source->describe();
   rep.cost = engine.cost_of(specs[0]);
   rep.worker_scratch = engine.worker_scratch_bytes();
   mem::MemorySampler sampler(&engine.budget(), mem::SamplerOptions{o.sample_interval, true});
   for (auto& [name, src] : backend.device_sources) sampler.add_device_source(name, src);
   engine.attach_sampler(&sampler);
-  const auto model = mem::pipeline_model(o.engine.model_config(rep.cost, o.jobs, o.partitions),
+  const auto model = mem::pipeline_model(ecfg.model_config(rep.cost, o.jobs, o.partitions),
                                          mem::Policy::splitprove);
   rep.prediction = mem::predict(model);
 
@@ -163,7 +165,7 @@ RunReport run_jobs(const RunOptions& o, const std::function<JobSpec<E>(std::uint
     if (!r.ok) throw Error(fmt::format("pipeline run: the warm-up job failed: {}", r.error));
     rep.warmup_s = std::chrono::duration<double>(Clock::now() - tw).count();
     warm = engine.stats();
-    backend.gpu->reset_phase_report();
+    for (auto& d : stages) d.gpu->reset_phase_report();
   }
   sampler.mark(kMeasuredStart);
   const auto t0 = Clock::now();
@@ -182,10 +184,19 @@ RunReport run_jobs(const RunOptions& o, const std::function<JobSpec<E>(std::uint
     now->busy_s -= before->busy_s;
   }
   rep.stats.partitions_done -= warm.partitions_done;
+  for (std::size_t d = 0; d < warm.devices.size() && d < rep.stats.devices.size(); ++d) {
+    rep.stats.devices[d].gpu_items -= warm.devices[d].gpu_items;
+    rep.stats.devices[d].g2_items -= warm.devices[d].g2_items;
+  }
   rep.stats.jobs_done -= warm.jobs_done;
   rep.books = engine.budget().books();
   rep.books_peak = rep.books.peak;
-  rep.gpu_phases = backend.gpu->phase_report();
+  for (const auto& d : stages) {
+    const std::string ph = d.gpu->phase_report();
+    if (ph.empty()) continue;
+    if (!rep.gpu_phases.empty()) rep.gpu_phases += "\n";
+    rep.gpu_phases += stages.size() > 1 ? d.state->name() + ": " + ph : ph;
+  }
   rep.pool = engine.pool_stats();
   // Everything back: the workers' scratch too (the verdict checks RSS came back to baseline).
   engine.shutdown();
@@ -224,8 +235,10 @@ RunReport run_jobs(const RunOptions& o, const std::function<JobSpec<E>(std::uint
   tl.set_meta("backend", rep.backend);
   tl.set_meta(
       "config",
-      fmt::format("pw={} gw={} g2w={} fw={} jobs={} partitions={} split={} budget={}",
-                  o.engine.synthesis_workers, o.engine.gpu_workers, o.engine.g2_workers,
+      fmt::format("pw={} gw={}{} g2w={} fw={} jobs={} partitions={} split={} budget={}",
+                  o.engine.synthesis_workers, o.engine.gpu_workers,
+                  stages.size() > 1 ? fmt::format(" (×{} devices)", stages.size()) : "",
+                  o.engine.g2_workers,
                   o.engine.finalizers, o.jobs, o.partitions, o.engine.split_g2 ? "yes" : "no",
                   o.engine.host_budget ? mem::format_bytes(o.engine.host_budget) : "none"));
   rep.verdict = mem::analyze(tl);
@@ -233,8 +246,8 @@ RunReport run_jobs(const RunOptions& o, const std::function<JobSpec<E>(std::uint
     // The device's busy fraction: the union of the stages that run on it (the GPU stage, and the
     // G2 stage when the device backend runs it), over the measured window.
     std::vector<std::string> on_device;
-    if (backend.gpu->name() != "cpu") on_device.push_back("gpu");
-    if (backend.g2->name() != "cpu") on_device.push_back("g2");
+    if (backend.gpu().name() != "cpu") on_device.push_back("gpu");
+    if (backend.g2().name() != "cpu") on_device.push_back("g2");
     const auto from = tl.first_event(kMeasuredStart), to = tl.last_event(kMeasuredEnd);
     if (!on_device.empty() && from && to) rep.device_busy = busy_fraction(tl, on_device, *from, *to);
   }
@@ -291,6 +304,12 @@ RunReport run_jobs(const RunOptions& o, const std::function<JobSpec<E>(std::uint
                      {"gpu", stage(rep.stats.gpu)},
                      {"g2", stage(rep.stats.g2)},
                      {"finalize", stage(rep.stats.finalize)}};
+      for (const auto& d : rep.stats.devices)
+        j["devices"].push_back({{"name", d.name},
+                                {"gpu_items", d.gpu_items},
+                                {"g2_items", d.g2_items},
+                                {"faults", d.faults},
+                                {"healthy", d.healthy}});
       util::write_file_atomic(path("summary.json"), j.dump(2) + "\n");
     }
     for (const char* f : {"memory.svg", "waterfall.svg", "timeline.csv", "timeline.jsonl",
@@ -313,6 +332,14 @@ std::string format_report(const RunOptions& o, const RunReport& r) {
       o.engine.split_g2 ? "" : " (no split: G2 in the GPU worker)", o.engine.gpu_queue,
       o.engine.g2_queue, o.engine.final_queue, o.jobs, o.partitions,
       o.engine.host_budget ? format_bytes(o.engine.host_budget) : "none");
+  if (r.stats.devices.size() > 1) {
+    std::string devs;
+    for (const auto& d : r.stats.devices)
+      devs += fmt::format("{}{} {} GPU stage{}{}", devs.empty() ? "" : ", ", d.name, d.gpu_items,
+                          d.g2_items ? fmt::format(" + {} G2", d.g2_items) : "",
+                          d.healthy ? "" : " (out of service: " + d.error + ")");
+    out += fmt::format("devices:       {}\n", devs);
+  }
   out += fmt::format(
       "partition:     life {} = z {} + a,b,c {} + G2 input {} ({} B-dense wires, at most {} "
       "neither 0 nor 1) + results {}\n",

@@ -1,4 +1,6 @@
 // The non-template parts of the pipeline: partition costs and the engine's configuration.
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "pipeline/engine.hpp"
@@ -42,21 +44,24 @@ std::uint64_t EngineConfig::g2_worker_scratch() const {
 
 std::uint64_t EngineConfig::worker_scratch() const {
   return std::uint64_t(synthesis_workers) * synth_scratch +
-         std::uint64_t(gpu_workers) * gpu_worker_scratch() +
+         std::uint64_t(total_gpu_workers()) * gpu_worker_scratch() +
          std::uint64_t(g2_workers) * g2_worker_scratch();
 }
 
 void EngineConfig::check() const {
   if (!synthesis_workers || !gpu_workers || !g2_workers || !finalizers)
     throw Error("pipeline: every stage needs at least one worker");
+  if (!devices) throw Error("pipeline: at least one device");
+  if (device_retries > 16) throw Error(fmt::format("pipeline: device retries {}: 0..16", device_retries));
   if (!gpu_queue || !g2_queue || !final_queue)
     throw Error("pipeline: every queue needs a bound of at least 1");
   // Every worker is a thread: a count beyond the machine's limit would only thrash it.
   util::check_thread_count(synthesis_workers, "synthesis workers");
-  util::check_thread_count(gpu_workers, "GPU-stage workers");
+  util::check_thread_count(std::uint64_t(gpu_workers) * devices, "GPU-stage workers (of all devices)");
   util::check_thread_count(g2_workers, "G2-stage workers");
   util::check_thread_count(finalizers, "finalizers");
-  util::check_thread_count(std::uint64_t(synthesis_workers) + gpu_workers + g2_workers + finalizers,
+  util::check_thread_count(std::uint64_t(synthesis_workers) + std::uint64_t(gpu_workers) * devices +
+                               g2_workers + finalizers,
                            "workers of all stages together");
   for (auto [q, name] : {std::pair{gpu_queue, "GPU queue"}, std::pair{g2_queue, "G2 backlog"},
                          std::pair{final_queue, "finalize backlog"}})
@@ -72,7 +77,7 @@ mem::PipelineConfig EngineConfig::model_config(const PartitionCost& cost, std::u
   c.partition = cost.model_bytes();
   c.gpu_frees_inputs_early = cost.gpu_frees_inputs_early;
   c.synthesis_workers = synthesis_workers;
-  c.gpu_workers = gpu_workers;
+  c.gpu_workers = total_gpu_workers();
   c.g2_workers = g2_workers;
   c.finalizers = finalizers;
   c.gpu_queue = gpu_queue;

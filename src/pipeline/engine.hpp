@@ -2,8 +2,15 @@
 // The pipeline engine (DESIGN §1, §3): jobs of N partitions of one PartitionSource and one proving
 // key, flowing through four pools of workers joined by bounded queues:
 //
-//   synthesis (pw) -> [gpu queue] -> GPU stage (gw) -> [G2 backlog] -> G2 (g2w)
+//   synthesis (pw) -> [gpu queue] -> GPU stage (gw per device) -> [G2 backlog] -> G2 (g2w)
 //     -> [finalize backlog] -> finalizers (fw)
+//
+// Devices (pipeline/device.hpp). The GPU and G2 stages come as one set per device; each device
+// has gw GPU workers of its own, all taking from the one GPU queue, and the G2 workers run the G2
+// stage of a healthy device (worker i prefers device i mod n). A stage that throws DeviceFault
+// takes its device out of service; the partition dies (its bytes go back) and is synthesized and
+// proved again on another device, at most device_retries times after faults; with no healthy
+// device left, every job fails and submit() refuses.
 //
 // Admission. A synthesis worker claims the next partition (oldest job first, then partition
 // index) and reserves its whole life cost (PartitionCost::life: its buffers and small results,
@@ -62,6 +69,7 @@
 #include "mem/pool.hpp"
 #include "mem/model.hpp"
 #include "mem/sampler.hpp"
+#include "pipeline/device.hpp"
 #include "pipeline/prover.hpp"
 #include "pipeline/stage_queue.hpp"
 
@@ -69,7 +77,11 @@ namespace splitprove::pipeline {
 
 struct EngineConfig {
   std::uint32_t synthesis_workers = 1;  // pw
-  std::uint32_t gpu_workers = 1;        // gw
+  std::uint32_t gpu_workers = 1;        // gw: per device
+  std::uint32_t devices = 1;            // sets of stages (the engine sets it from its stages)
+  // A partition whose stage meets a device fault is proved again on another device at most this
+  // many times; one more fault fails its job.
+  std::uint32_t device_retries = 1;
   std::uint32_t g2_workers = 1;
   std::uint32_t finalizers = 1;
   std::uint32_t gpu_queue = 1;    // synthesized partitions waiting for a GPU worker
@@ -102,6 +114,8 @@ struct EngineConfig {
   // Throws Error when a count is 0, a stage asks for more threads than util::max_threads() (or
   // all stages together do), or a queue bound exceeds kMaxQueueBound.
   void check() const;
+  // GPU workers of all devices: gw × devices.
+  std::uint32_t total_gpu_workers() const { return gpu_workers * devices; }
   static constexpr std::uint32_t kMaxQueueBound = 4096;
   // The partition buffers of a backend that copies them to a device (Backend::pin_host_buffers)
   // are pinned, so they go by DMA; only recycled pages are (pinning and unpinning a fresh mapping
@@ -138,6 +152,9 @@ struct JobResult {
   std::uint64_t id = 0;
   bool ok = false;
   std::string error;  // why it failed (the first failing partition's message), or "cancelled"
+  // It failed for its devices, not for its input: device faults on more devices than
+  // device_retries allows, or no device left in service. Another try (elsewhere) may succeed.
+  bool device_fault = false;
   std::vector<zk::Proof<E>> proofs;                  // one per partition, in order (when ok)
   std::vector<std::vector<typename E::Fr>> publics;  // their public inputs
   double seconds = 0;                                // submit to done
@@ -149,10 +166,21 @@ struct StageStats {
   std::uint64_t items = 0;
   double busy_s = 0;
 };
+// What each device did for this engine.
+struct DeviceStats {
+  std::string name;
+  std::uint64_t gpu_items = 0, g2_items = 0;  // stage runs that ended well (G2: on the device)
+  std::uint64_t faults = 0;                   // device faults met here
+  bool healthy = true;
+  std::string error;  // why it is out of service
+};
 struct EngineStats {
   StageStats synthesis, gpu, g2, finalize;
   std::uint64_t max_gpu_queue = 0, max_g2_queue = 0, max_final_queue = 0;
   std::uint64_t partitions_done = 0, partitions_failed = 0, jobs_done = 0, jobs_failed = 0;
+  // Partitions dropped after a device fault and proved again (not counted as failed).
+  std::uint64_t partitions_retried = 0;
+  std::vector<DeviceStats> devices;
 };
 
 template <class E>
@@ -160,14 +188,18 @@ class Engine {
  public:
   using Fr = typename E::Fr;
 
+  // One device of these stages (its state named after the GPU stage, its own).
   explicit Engine(EngineConfig cfg, std::shared_ptr<GpuStage<E>> gpu = cpu_gpu_stage<E>(),
                   std::shared_ptr<G2Stage<E>> g2 = cpu_g2_stage<E>());
+  // One set of stages per device (a backend's Backend::stages); at least one, each with a state.
+  Engine(EngineConfig cfg, std::vector<DeviceStages<E>> devices);
   // shutdown().
   ~Engine();
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;
 
   const EngineConfig& config() const { return cfg_; }
+  const std::vector<DeviceStages<E>>& devices() const { return devices_; }
   mem::MemoryBudget& budget() { return budget_; }
   // Stage events go to `s` from now on (null: none). The sampler must outlive its use here.
   void attach_sampler(mem::MemorySampler* s);
@@ -182,7 +214,8 @@ class Engine {
   PartitionCost cost_of(const JobSpec<E>& spec) const;
 
   // Queues a job; returns its id. Throws Error for a source that does not fit the key, 0
-  // partitions, or a partition that could never fit in the budget.
+  // partitions, or a partition that could never fit in the budget; DeviceFault when no device is
+  // in service.
   std::uint64_t submit(JobSpec<E> spec);
   // Blocks until the job is done (all proofs verified) or failed/cancelled and holding nothing.
   // The job is forgotten afterwards. Error for an unknown id.
@@ -196,6 +229,8 @@ class Engine {
 
   // Bytes the workers' scratch reservations hold now (tag scratch in the books).
   std::uint64_t worker_scratch_bytes() const;
+  // Whether any of its devices is in service.
+  bool serving() const { return devices_down().empty(); }
   // Cancels every job still running, joins the workers and gives their scratch reservations back:
   // afterwards the budget holds nothing. Idempotent; submit() throws after it.
   void shutdown();
@@ -208,14 +243,21 @@ class Engine {
 
   void synthesis_worker();
   mem::Reservation admit(Job& job, mem::BufferPool::Lease& lease);
-  template <class Work>
+  template <class Pick, class Work>
   void stage_worker(Queue& in, Queue& out, const char* stage, StageStats EngineStats::*stats,
-                    const std::string& name, Work&& work);
-  void gpu_worker();
-  void g2_worker();
+                    Pick&& pick, Work&& work);
+  void gpu_worker(std::size_t device);
+  void g2_worker(std::size_t worker);
+  // After a device fault (dev: the device, null when the partition only found its device out of
+  // service): the partition dies and is queued to be proved again, or fails its job once it has
+  // met more faults than device_retries.
+  void prove_again(ItemPtr it, const DeviceStages<E>* dev, const std::string& why);
+  // With no healthy device left: every job fails (submit() refuses from then on).
+  void check_devices();
+  std::string devices_down() const;
   void finalizer();
-  void fail(Job& job, const std::string& message);
-  void item_gone(Job& job, bool finalized);
+  void fail(Job& job, const std::string& message, bool device_fault = false);
+  void item_gone(Job& job, bool finalized, bool retried);
   void mark(const char* what, const char* stage, const Item& it);
   void mark_job(const char* what, std::uint64_t id);
   // Grows every worker's scratch reservation to what partitions of `cost` need (may wait). With
@@ -230,8 +272,7 @@ class Engine {
   // Dies before budget_ (declared after it): its idle blocks give their bytes back first.
   std::shared_ptr<mem::BufferPool> pool_;
   std::mutex admit_mu_;  // one admission at a time while buffers are recycled (admit())
-  std::shared_ptr<GpuStage<E>> gpu_;
-  std::shared_ptr<G2Stage<E>> g2_;
+  std::vector<DeviceStages<E>> devices_;
   std::mutex sampler_mu_;
   mem::MemorySampler* sampler_ = nullptr;
   StageObserver observer_;  // guarded by sampler_mu_
@@ -242,7 +283,7 @@ class Engine {
   std::map<std::uint64_t, std::shared_ptr<Job>> jobs_;  // by id = age
   std::uint64_t next_id_ = 1;
   bool shutting_down_ = false;
-  EngineStats stats_;
+  EngineStats stats_;  // its `devices` has one entry per device, by index
 
   std::unique_ptr<Queue> gpu_q_, g2_q_, final_q_;
   // One scratch reservation per worker of each stage (tag scratch), and what each holds.

@@ -22,6 +22,26 @@ inline constexpr std::uint64_t kNoBudget = std::uint64_t(1) << 50;
 inline double since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
+
+// `cfg` checked, with `devices` sets of stages.
+inline EngineConfig checked(EngineConfig cfg, std::size_t devices) {
+  if (devices == 0) throw Error("pipeline: the engine needs at least one device's stages");
+  if (devices > 4096) throw Error(fmt::format("pipeline: {} devices", devices));
+  cfg.devices = std::uint32_t(devices);
+  cfg.check();
+  return cfg;
+}
+
+template <class E>
+std::vector<DeviceStages<E>> one_device(std::shared_ptr<GpuStage<E>> gpu,
+                                        std::shared_ptr<G2Stage<E>> g2) {
+  DeviceStages<E> d;
+  if (gpu) d.state = std::make_shared<DeviceState>(gpu->name());
+  d.g2_on_device = g2 && g2->name() != "cpu";
+  d.gpu = std::move(gpu);
+  d.g2 = std::move(g2);
+  return {std::move(d)};
+}
 }  // namespace detail
 
 // ---- state ------------------------------------------------------------------------------------
@@ -39,7 +59,9 @@ struct Engine<E>::Job {
   std::size_t claimed = 0;    // partitions handed to synthesis so far
   std::size_t live = 0;       // items alive (claimed, not yet destroyed)
   std::size_t finalized = 0;  // proofs verified and stored
-  bool failed = false, done = false;
+  std::deque<std::size_t> retry;  // partitions to synthesize again (after a device fault), in order
+  std::map<std::size_t, std::uint32_t> device_faults;  // by partition: device faults met
+  bool failed = false, done = false, device_fault = false;
   std::string error;
   double seconds = 0;
   std::vector<std::optional<zk::Proof<E>>> proofs;
@@ -56,6 +78,7 @@ struct Engine<E>::Item {
   std::shared_ptr<Job> job;
   std::size_t index;
   bool finalized = false;
+  bool retried = false;  // dropped after a device fault; its partition is proved again
   std::optional<Synthesized<E>> synth;
   std::optional<PendingProof<E>> pending;
 
@@ -65,7 +88,7 @@ struct Engine<E>::Item {
   ~Item() {
     synth.reset();
     pending.reset();
-    eng->item_gone(*job, finalized);
+    eng->item_gone(*job, finalized, retried);
   }
   // The item's bytes count under the stage that holds it now (scratch stays `scratch`).
   void retag(mem::Tag t) {
@@ -89,16 +112,27 @@ struct Engine<E>::Item {
 template <class E>
 Engine<E>::Engine(EngineConfig cfg, std::shared_ptr<GpuStage<E>> gpu,
                   std::shared_ptr<G2Stage<E>> g2)
-    : cfg_((cfg.check(), cfg)),
+    : Engine(std::move(cfg), detail::one_device<E>(std::move(gpu), std::move(g2))) {}
+
+template <class E>
+Engine<E>::Engine(EngineConfig cfg, std::vector<DeviceStages<E>> devices)
+    : cfg_(detail::checked(cfg, devices.size())),
       budget_owner_(cfg.shared_budget ? cfg.shared_budget
                                       : std::make_shared<mem::MemoryBudget>(
                                             cfg.host_budget ? cfg.host_budget : detail::kNoBudget, "host")),
       budget_(*budget_owner_),
-      gpu_(std::move(gpu)),
-      g2_(std::move(g2)) {
-  if (!gpu_ || !g2_) throw Error("pipeline: the engine needs a GPU stage and a G2 stage");
-  // Whether a G2 worker's scratch may share a GPU worker's is for these stages to say.
-  cfg_.host_msms_exclusive = gpu_->locks_host_msms() && g2_->locks_host_msms();
+      devices_(std::move(devices)) {
+  for (const auto& d : devices_) {
+    if (!d.gpu || !d.g2) throw Error("pipeline: the engine needs a GPU stage and a G2 stage");
+    if (!d.state) throw Error("pipeline: a device's stages need its state");
+    stats_.devices.emplace_back().name = d.state->name();
+  }
+  // Whether a G2 worker's scratch may share a GPU worker's is for these stages to say (every
+  // device's the same: one backend made them).
+  cfg_.host_msms_exclusive = true;
+  for (const auto& d : devices_)
+    cfg_.host_msms_exclusive =
+        cfg_.host_msms_exclusive && d.gpu->locks_host_msms() && d.g2->locks_host_msms();
   // The stages' heap scratch is budgeted per worker: freed, it must leave RSS too.
   mem::return_freed_heap_promptly();
   if (cfg_.recycle_buffers) {
@@ -121,11 +155,11 @@ Engine<E>::Engine(EngineConfig cfg, std::shared_ptr<GpuStage<E>> gpu,
           "pipeline: the workers' scratch ({}: {} synthesis × {}, {} GPU × {}, {} G2 × {}) does "
           "not fit the host budget {}",
           mem::format_bytes(cfg_.worker_scratch()), cfg_.synthesis_workers,
-          mem::format_bytes(cfg_.synth_scratch), cfg_.gpu_workers,
+          mem::format_bytes(cfg_.synth_scratch), cfg_.total_gpu_workers(),
           mem::format_bytes(cfg_.gpu_worker_scratch()), cfg_.g2_workers,
           mem::format_bytes(cfg_.g2_worker_scratch()), mem::format_bytes(budget_.capacity())));
     synth_scratch_.resize(cfg_.synthesis_workers);
-    gpu_scratch_.resize(cfg_.gpu_workers);
+    gpu_scratch_.resize(cfg_.total_gpu_workers());
     g2_scratch_.resize(cfg_.g2_workers);
     held_scratch_.split_g2 = cfg_.split_g2;
     fit_worker_scratch(want, "");
@@ -139,13 +173,14 @@ Engine<E>::Engine(EngineConfig cfg, std::shared_ptr<GpuStage<E>> gpu,
   gpu_q_ = queue(cfg_.gpu_queue, mem::Tag::gpu);
   g2_q_ = queue(cfg_.g2_queue, mem::Tag::g2);
   final_q_ = queue(cfg_.final_queue, mem::Tag::finalize);
-  auto spawn = [&](std::uint32_t n, void (Engine::*f)()) {
-    for (std::uint32_t i = 0; i < n; ++i) threads_.emplace_back([this, f] { (this->*f)(); });
-  };
-  spawn(cfg_.synthesis_workers, &Engine::synthesis_worker);
-  spawn(cfg_.gpu_workers, &Engine::gpu_worker);
-  spawn(cfg_.g2_workers, &Engine::g2_worker);
-  spawn(cfg_.finalizers, &Engine::finalizer);
+  for (std::uint32_t i = 0; i < cfg_.synthesis_workers; ++i)
+    threads_.emplace_back([this] { synthesis_worker(); });
+  for (std::size_t d = 0; d < devices_.size(); ++d)
+    for (std::uint32_t i = 0; i < cfg_.gpu_workers; ++i)
+      threads_.emplace_back([this, d] { gpu_worker(d); });
+  for (std::uint32_t i = 0; i < cfg_.g2_workers; ++i)
+    threads_.emplace_back([this, i] { g2_worker(i); });
+  for (std::uint32_t i = 0; i < cfg_.finalizers; ++i) threads_.emplace_back([this] { finalizer(); });
 }
 
 template <class E>
@@ -262,8 +297,16 @@ PartitionCost Engine<E>::cost_of(const JobSpec<E>& spec) const {
   if (!spec.source || !spec.key) throw Error("pipeline: a job needs a source and a key");
   const auto shape = spec.source->shape();
   check_shape<E>(shape, *spec.key, spec.source->describe());
-  // The stages report their own per-worker host scratch (it depends on the backend).
-  return partition_cost<E>(shape, *spec.key, cfg_.buffers, *gpu_, *g2_);
+  // The stages report their own per-worker host scratch (it depends on the backend): a worker
+  // reserves the most any device's stage asks for.
+  PartitionCost c = partition_cost<E>(shape, *spec.key, cfg_.buffers, *devices_[0].gpu, *devices_[0].g2);
+  for (const auto& d : devices_) {
+    const PartitionCost o = partition_cost<E>(shape, *spec.key, cfg_.buffers, *d.gpu, *d.g2);
+    c.g1_scratch = std::max(c.g1_scratch, o.g1_scratch);
+    c.g2_scratch = std::max(c.g2_scratch, o.g2_scratch);
+    c.gpu_frees_inputs_early = c.gpu_frees_inputs_early && o.gpu_frees_inputs_early;
+  }
+  return c;
 }
 
 template <class E>
@@ -280,10 +323,12 @@ std::uint64_t Engine<E>::submit(JobSpec<E> spec) {
     std::lock_guard lk(mu_);
     if (shutting_down_) throw Error("pipeline: the engine is shutting down");
   }
+  if (const std::string down = devices_down(); !down.empty())
+    throw DeviceFault(fmt::format("pipeline: every device is out of service ({})", down));
   // Before any of the job's partitions can be claimed: the workers can run its stages (Error if
   // a partition could never fit beside the workers' scratch).
   fit_worker_scratch(job->cost, spec.source->describe());
-  job->prover = std::make_unique<Prover<E>>(spec.key, gpu_, g2_, cfg_.buffers, pool_);
+  job->prover = std::make_unique<Prover<E>>(spec.key, devices_[0].gpu, devices_[0].g2, cfg_.buffers, pool_);
   job->proofs.resize(spec.partitions);
   job->publics.resize(spec.partitions);
   job->spec = std::move(spec);
@@ -312,6 +357,7 @@ JobResult<E> Engine<E>::wait(std::uint64_t id) {
   r.id = id;
   r.ok = !job->failed;
   r.error = job->error;
+  r.device_fault = job->device_fault;
   r.seconds = job->seconds;
   if (r.ok) {
     for (auto& p : job->proofs) r.proofs.push_back(*p);
@@ -339,15 +385,76 @@ EngineStats Engine<E>::stats() const {
   s.max_gpu_queue = gpu_q_->max_seen();
   s.max_g2_queue = g2_q_->max_seen();
   s.max_final_queue = final_q_->max_seen();
+  for (std::size_t d = 0; d < devices_.size(); ++d) {
+    s.devices[d].healthy = devices_[d].state->healthy();
+    s.devices[d].error = devices_[d].state->error();
+  }
   return s;
 }
 
 template <class E>
-void Engine<E>::fail(Job& job, const std::string& message) {
+std::string Engine<E>::devices_down() const {
+  std::string down;
+  for (const auto& d : devices_) {
+    if (d.state->healthy()) return {};
+    down += fmt::format("{}{}: {}", down.empty() ? "" : "; ", d.state->name(), d.state->error());
+  }
+  return down;
+}
+
+template <class E>
+void Engine<E>::check_devices() {
+  const std::string down = devices_down();
+  if (down.empty()) return;
+  std::vector<std::shared_ptr<Job>> running;
+  {
+    std::lock_guard lk(mu_);
+    for (auto& [id, j] : jobs_)
+      if (!j->done) running.push_back(j);
+  }
+  for (auto& j : running) fail(*j, fmt::format("every device is out of service ({})", down), true);
+}
+
+template <class E>
+void Engine<E>::prove_again(ItemPtr it, const DeviceStages<E>* dev, const std::string& why) {
+  Job& job = *it->job;
+  const std::size_t index = it->index;
+  const std::string down = devices_down();  // "" while a device serves
+  std::uint32_t faults = 0;
+  bool again = false;
+  {
+    std::lock_guard lk(mu_);
+    if (dev) {
+      faults = ++job.device_faults[index];
+      ++stats_.devices[std::size_t(dev - devices_.data())].faults;
+    }
+    if (!job.failed && down.empty() && faults <= cfg_.device_retries) {
+      job.retry.insert(std::upper_bound(job.retry.begin(), job.retry.end(), index), index);
+      it->retried = true;
+      again = true;
+    }
+  }
+  it.reset();  // every byte the partition held goes back (item_gone)
+  if (again) {
+    work_cv_.notify_all();
+  } else if (!down.empty()) {
+    fail(job, fmt::format("every device is out of service ({})", down), true);
+  } else if (dev) {
+    fail(job,
+         fmt::format("partition {}: device faults on {} devices (the last, on {}: {})", index,
+                     faults, dev->state->name(), why),
+         true);
+  }
+  check_devices();
+}
+
+template <class E>
+void Engine<E>::fail(Job& job, const std::string& message, bool device_fault) {
   {
     std::lock_guard lk(mu_);
     if (job.done || job.failed) return;
     job.failed = true;
+    job.device_fault = device_fault;
     job.error = message;
   }
   // Wakes a synthesis worker waiting for budget on this job's behalf, and tells the source.
@@ -364,7 +471,7 @@ void Engine<E>::fail(Job& job, const std::string& message) {
 }
 
 template <class E>
-void Engine<E>::item_gone(Job& job, bool finalized) {
+void Engine<E>::item_gone(Job& job, bool finalized, bool retried) {
   bool ended = false;
   {
     std::lock_guard lk(mu_);
@@ -372,6 +479,8 @@ void Engine<E>::item_gone(Job& job, bool finalized) {
     if (finalized) {
       ++job.finalized;
       ++stats_.partitions_done;
+    } else if (retried) {
+      ++stats_.partitions_retried;
     } else {
       ++stats_.partitions_failed;
     }
@@ -432,12 +541,20 @@ void Engine<E>::synthesis_worker() {
       work_cv_.wait(lk, [&] {
         if (shutting_down_) return true;
         for (auto& [id, j] : jobs_)  // oldest job first
-          if (!j->failed && j->claimed < j->spec.partitions) return job = j, true;
+          if (!j->failed && (!j->retry.empty() || j->claimed < j->spec.partitions))
+            return job = j, true;
         return false;
       });
       if (shutting_down_) return;
       ++job->live;
-      it = std::make_unique<Item>(this, job, job->claimed++);
+      std::size_t index;
+      if (!job->retry.empty()) {  // a partition to prove again comes before the job's next one
+        index = job->retry.front();
+        job->retry.pop_front();
+      } else {
+        index = job->claimed++;
+      }
+      it = std::make_unique<Item>(this, job, index);
     }
     Job& job = *it->job;
     try {
@@ -468,13 +585,28 @@ void Engine<E>::synthesis_worker() {
 }
 
 // The GPU and G2 stages share one worker loop: take a slot in the next queue first (never start
-// a partition whose result would have nowhere to go), pop the oldest partition, run the stage,
-// count its time, hand the partition on. A failure fails the partition's job, naming the stage.
+// a partition whose result would have nowhere to go), pop the oldest partition, run the stage on
+// the device pick() names (null: none is left for this worker, which ends), count its time, hand
+// the partition on. A device fault takes the device out of service and sends the partition back
+// to be proved again; any other failure fails the partition's job, naming the stage.
 template <class E>
-template <class Work>
+template <class Pick, class Work>
 void Engine<E>::stage_worker(Queue& in, Queue& out, const char* stage, StageStats EngineStats::*stats,
-                             const std::string& name, Work&& work) {
+                             Pick&& pick, Work&& work) {
+  const bool gpu_stage = std::string_view(stage) == "gpu";
+  auto stage_name = [&](const DeviceStages<E>& d) {
+    return fmt::format("{} stage ({}){}", gpu_stage ? "GPU" : "G2",
+                       gpu_stage ? d.gpu->name() : d.g2->name(),
+                       devices_.size() > 1 ? " on " + d.state->name() : std::string());
+  };
   for (;;) {
+    if (!pick()) {
+      check_devices();
+      // Others serve: this worker's device is out, and so is the worker. None serves: every job
+      // has failed, and the worker stays to drop what still reaches its queue (a partition whose
+      // synthesis ended as its job failed), so that every job's items die and wait() returns.
+      if (serving()) return;
+    }
     if (!out.acquire_slot()) return;
     ItemPtr it = in.pop();
     if (!it) {
@@ -485,45 +617,78 @@ void Engine<E>::stage_worker(Queue& in, Queue& out, const char* stage, StageStat
       out.release_slot();
       continue;
     }
+    DeviceStages<E>* dev = pick();
+    if (!dev) {  // the device went out of service while this worker waited (another engine saw it)
+      out.release_slot();
+      prove_again(std::move(it), nullptr, "");
+      continue;
+    }
     Job& job = *it->job;
     try {
       mark("start", stage, *it);
       const auto t0 = std::chrono::steady_clock::now();
       util::PoolRank rank(it->pool_rank());
-      work(*it);
+      work(*it, *dev);
       const double dt = detail::since(t0);
       mark("end", stage, *it);
+      if (gpu_stage || dev->g2_on_device) dev->state->ran(dt);  // host-thread G2: no device's
       {
         std::lock_guard lk(mu_);
         ++(stats_.*stats).items;
         (stats_.*stats).busy_s += dt;
+        auto& ds = stats_.devices[std::size_t(dev - devices_.data())];
+        if (gpu_stage)
+          ++ds.gpu_items;
+        else if (dev->g2_on_device)  // a G2 stage on host threads is no device's
+          ++ds.g2_items;
       }
       if (it->stopped()) {
         out.release_slot();
         continue;
       }
       if (!out.push(it, true)) return;
+    } catch (const DeviceFault& e) {
+      out.release_slot();
+      const std::string why = fmt::format("{}: {}", stage_name(*dev), e.what());
+      dev->state->fail(why);
+      prove_again(std::move(it), dev, why);
     } catch (const std::exception& e) {
       out.release_slot();
-      fail(job, fmt::format("partition {}: {}: {}", it->index, name, e.what()));
+      fail(job, fmt::format("partition {}: {}: {}", it->index, stage_name(*dev), e.what()));
     }
   }
 }
 
 template <class E>
-void Engine<E>::gpu_worker() {
-  stage_worker(*gpu_q_, *g2_q_, "gpu", &EngineStats::gpu, fmt::format("GPU stage ({})", gpu_->name()), [&](Item& it) {
-    Job& job = *it.job;
-    it.pending.emplace(job.prover->start(std::move(*it.synth), job.cost));
-    it.synth.reset();
-    if (!cfg_.split_g2) job.prover->run_g2(*it.pending);  // unsplit: G2 in this worker's time
-  });
+void Engine<E>::gpu_worker(std::size_t device) {
+  DeviceStages<E>& d = devices_[device];
+  stage_worker(
+      *gpu_q_, *g2_q_, "gpu", &EngineStats::gpu,
+      [&]() -> DeviceStages<E>* { return d.state->healthy() ? &d : nullptr; },
+      [&](Item& it, DeviceStages<E>& on) {
+        Job& job = *it.job;
+        it.pending.emplace(job.prover->start(std::move(*it.synth), job.cost, on.gpu.get()));
+        it.synth.reset();
+        // Unsplit: G2 in this worker's time, on its device.
+        if (!cfg_.split_g2) job.prover->run_g2(*it.pending, on.g2.get());
+      });
 }
 
+// A G2 worker runs the G2 stage of device (worker mod n) while it serves (a G2 stage on host
+// threads always does), else of the first device still in service.
 template <class E>
-void Engine<E>::g2_worker() {
-  stage_worker(*g2_q_, *final_q_, "g2", &EngineStats::g2, fmt::format("G2 stage ({})", g2_->name()),
-               [&](Item& it) { it.job->prover->run_g2(*it.pending); });
+void Engine<E>::g2_worker(std::size_t worker) {
+  const std::size_t n = devices_.size();
+  stage_worker(
+      *g2_q_, *final_q_, "g2", &EngineStats::g2,
+      [&, worker]() -> DeviceStages<E>* {
+        for (std::size_t k = 0; k < n; ++k) {
+          DeviceStages<E>& d = devices_[(worker + k) % n];
+          if (d.state->healthy() || (k == 0 && !d.g2_on_device)) return &d;
+        }
+        return nullptr;
+      },
+      [&](Item& it, DeviceStages<E>& on) { it.job->prover->run_g2(*it.pending, on.g2.get()); });
 }
 
 template <class E>

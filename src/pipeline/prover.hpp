@@ -160,7 +160,7 @@ inline std::mutex& host_msm_lock() {
   return m;
 }
 
-// The G2 stage seam: Σ z_i·B2_i over the compact input (CPU threads now; a GPU later).
+// The G2 stage seam: Σ z_i·B2_i over the compact input (host threads, or a device's).
 template <class E>
 class G2Stage {
  public:
@@ -232,10 +232,11 @@ class Prover {
   bool recycles() const { return pool_ != nullptr; }
   mem::BufferPool* pool() const { return pool_.get(); }
 
-  // The GPU stage: z, a, b, c in, the G1 results out (z, a, b, c are freed).
-  PendingProof<E> start(Synthesized<E>&& part, const PartitionCost& cost);
-  // The G2 stage; frees the compact input. Idempotent.
-  void run_g2(PendingProof<E>& p);
+  // The GPU stage: z, a, b, c in, the G1 results out (z, a, b, c are freed). On `on` (another
+  // device's stage) when given, else on the prover's own.
+  PendingProof<E> start(Synthesized<E>&& part, const PartitionCost& cost, GpuStage<E>* on = nullptr);
+  // The G2 stage (on `on` when given); frees the compact input. Idempotent.
+  void run_g2(PendingProof<E>& p, G2Stage<E>* on = nullptr);
   // Joins the G2 result (running the stage if needed), draws r and s from the OS CSPRNG, assembles,
   // wipes r and s, verifies (Error if the proof does not verify, naming `what`), and frees
   // everything the pending proof held. The randomizers exist only inside this call.

@@ -206,7 +206,8 @@ std::array<std::size_t, Prover<E>::kBuffers> Prover<E>::buffer_counts(
 }
 
 template <class E>
-PendingProof<E> Prover<E>::start(Synthesized<E>&& part, const PartitionCost& /*cost*/) {
+PendingProof<E> Prover<E>::start(Synthesized<E>&& part, const PartitionCost& /*cost*/,
+                                 GpuStage<E>* on) {
   const auto& pk = *key_->pk;
   PendingProof<E> p;
   p.index = part.index;
@@ -215,15 +216,15 @@ PendingProof<E> Prover<E>::start(Synthesized<E>&& part, const PartitionCost& /*c
   p.publics.assign(part.z.begin() + 1, part.z.begin() + 1 + pk.n_public);
   p.result = std::move(part.rest);
   // The GPU stage takes z, a, b, c and frees them; they are gone when it returns.
-  p.g1 =
-      gpu_->run(*key_, std::move(part.z), std::move(part.a), std::move(part.b), std::move(part.c));
+  p.g1 = (on ? *on : *gpu_).run(*key_, std::move(part.z), std::move(part.a), std::move(part.b),
+                                std::move(part.c));
   return p;
 }
 
 template <class E>
-void Prover<E>::run_g2(PendingProof<E>& p) {
+void Prover<E>::run_g2(PendingProof<E>& p, G2Stage<E>* on) {
   if (p.b2) return;
-  p.b2 = g2_->run(*key_, p.g2_input.span());
+  p.b2 = (on ? *on : *g2_).run(*key_, p.g2_input.span());
   p.g2_input.reset();
 }
 

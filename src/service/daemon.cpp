@@ -33,6 +33,15 @@ void DaemonConfig::check() const {
     throw Error(fmt::format("serve: synthesis workers {}: 1..{} on this machine", synthesis_workers, threads));
   if (gpu_workers == 0 || gpu_workers > 64)
     throw Error(fmt::format("serve: GPU workers {}: 1..64", gpu_workers));
+  pipeline::BackendRequest req;
+  req.backend = backend;
+  req.devices = devices;
+  req.logical_devices = logical_devices;
+  try {
+    req.check();
+  } catch (const Error& e) {
+    throw Error(fmt::format("serve: {}", e.what()));
+  }
   if (window > 4096) throw Error(fmt::format("serve: window {}: at most 4096", window));
   if (max_pending_jobs == 0 || max_pending_jobs > 1'000'000)
     throw Error(fmt::format("serve: max_pending_jobs {}: 1..1000000", max_pending_jobs));
@@ -49,9 +58,6 @@ std::string owner_name() { return fmt::format("{}:{}:{}", host_name(), ::getpid(
 
 Daemon::Daemon(DaemonConfig cfg) : cfg_(std::move(cfg)) {
   cfg_.check();
-  // Enough claims to fill every slot of the pipeline (pw synthesis, the GPU queue, gw GPU workers,
-  // the G2 backlog and worker, the finalize backlog and finalizer) with two more reading inputs.
-  if (cfg_.window == 0) cfg_.window = cfg_.synthesis_workers + cfg_.gpu_workers + 7;
   std::error_code ec;
   if (!fs::is_directory(cfg_.key_dir, ec))
     throw Error(fmt::format("serve: key directory {}: not a directory", cfg_.key_dir));
@@ -68,6 +74,12 @@ Daemon::Daemon(DaemonConfig cfg) : cfg_(std::move(cfg)) {
       cfg_, [this](int curve, std::uint64_t job, std::string_view stage, bool start) {
         on_stage(curve, job, stage, start);
       });
+  // The devices now, not at the first job: a backend or device list that cannot serve stops the
+  // daemon here. Enough claims to fill every slot of the pipeline (pw synthesis, the GPU queue,
+  // gw GPU workers per device, the G2 backlog and worker, the finalize backlog and finalizer)
+  // with two more reading inputs.
+  const std::uint32_t gpu_workers = engines_->gpu_workers<ec::Bls12_381>();
+  if (cfg_.window == 0) cfg_.window = std::min<std::uint32_t>(4096, cfg_.synthesis_workers + gpu_workers + 7);
   {
     mem::SamplerOptions so;
     so.interval = std::chrono::milliseconds(1000);
@@ -85,6 +97,8 @@ Daemon::Daemon(DaemonConfig cfg) : cfg_(std::move(cfg)) {
 }
 
 Daemon::~Daemon() { stop(std::chrono::milliseconds(0)); }
+
+bool Daemon::devices_serving() const { return engines_->serving(); }
 
 void Daemon::changed(const std::string& job_id) {
   {
@@ -230,9 +244,9 @@ void Daemon::driver() {
         work_cv_.wait_until(lk, poller_ ? now + std::chrono::milliseconds(200) : idle_until_);
       }
     }
-    // A partition is claimed only when the budget admits one more: while one of ours waits for
-    // memory, the others' daemons take the queue.
-    const bool full = engines_->budget && engines_->budget->has_waiters();
+    // A partition is claimed only when the budget admits one more (while one of ours waits for
+    // memory, the others' daemons take the queue) and a device is in service to prove it.
+    const bool full = (engines_->budget && engines_->budget->has_waiters()) || !engines_->serving();
     try {
       if (!full) claims = store_->next_partitions(1, owner_, claimable());
     } catch (const std::exception& e) {
@@ -268,7 +282,7 @@ void Daemon::run_partition(const Claim& c) {
               {{"job", c.job_id}, {"partition", std::to_string(c.index)}, {"attempt", std::to_string(c.attempt)},
                {"seconds", fmt::format("{:.3f}", double(now_ms() - started) / 1000.0)}, {"detail", detail}});
   };
-  bool final_failure = false, key_missing = false;
+  bool final_failure = false, key_missing = false, devices_down = false;
   std::string error;
   bool ok = false;
   std::string proof_json, public_json;
@@ -314,6 +328,9 @@ void Daemon::run_partition(const Claim& c) {
       std::uint64_t id = 0;
       try {
         id = engine.submit({src, loaded->template key<E>(), 1});
+      } catch (const DeviceFault&) {
+        devices_down = true;  // no device in service: the partition goes back to the queue
+        throw;
       } catch (const Error&) {
         final_failure = true;
         throw;
@@ -337,7 +354,10 @@ void Daemon::run_partition(const Claim& c) {
         // The engine names the partition ("partition 0: ..."); the store's job error does too.
         error = res.error;
         if (const auto p = fmt::format("partition 0: "); error.starts_with(p)) error = error.substr(p.size());
-        final_failure = res.error != "cancelled";
+        // A job failed by its devices is the devices' fault, not the input's: proved again (by
+        // another daemon, when this one has no device left).
+        devices_down = res.device_fault && !engine.serving();
+        final_failure = res.error != "cancelled" && !res.device_fault;
       }
     });
   } catch (const KeyUnavailable& e) {
@@ -369,8 +389,8 @@ void Daemon::run_partition(const Claim& c) {
     } else if (cancelled && stopping) {
       store_->release(c);
       finish("partition_released", "the daemon is stopping");
-    } else if (key_missing) {
-      store_->release(c);  // another daemon with the key takes it
+    } else if (key_missing || devices_down) {
+      store_->release(c);  // another daemon with the key (or with a device) takes it
       finish("partition_released", error);
     } else if (cancelled) {
       finish("partition_dropped", "job cancelled");

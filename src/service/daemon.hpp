@@ -37,10 +37,12 @@ struct DaemonConfig {
   StoreConfig store;
   std::string key_dir;            // RegisterKey paths are relative to it
   std::string backend = "auto";   // the pipeline backend: auto | cpu | cuda
+  std::vector<int> devices;        // GPUs (empty: every visible one)
+  std::uint32_t logical_devices = 1;  // per device, or of the CPU backend (pipeline/backend.hpp)
   std::uint32_t synthesis_workers = 2;
-  std::uint32_t gpu_workers = 1;
+  std::uint32_t gpu_workers = 1;  // per device
   std::uint64_t budget = 0;       // host memory budget of each engine; 0: none
-  std::uint32_t window = 0;       // partitions claimed at once; 0: synthesis + gpu workers + 7
+  std::uint32_t window = 0;       // partitions claimed at once; 0: pw + gw × devices + 7
   std::uint32_t max_pending_jobs = 256;
   std::uint64_t max_spool_bytes = std::uint64_t(256) << 30;
   std::uint32_t max_partitions_per_job = 1024;
@@ -170,6 +172,9 @@ class Daemon {
   // The daemon's own metrics (stage and job latency histograms), for /metrics.
   std::shared_ptr<prometheus::Registry> metrics() const { return metrics_; }
   bool accepting() const { return accepting_.load(); }
+  // Whether the engines have a device in service (while none has, no partition is claimed and
+  // /healthz answers 503).
+  bool devices_serving() const;
   // Where clients reach it (its listen addresses), for the cluster view; sent with the heartbeat.
   void advertise(std::string listen);
 

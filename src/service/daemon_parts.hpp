@@ -108,16 +108,28 @@ struct Daemon::Engines {
       ec.shared_budget = budget;
       pipeline::BackendRequest req;
       req.backend = cfg.backend;
+      req.devices = cfg.devices;
+      req.logical_devices = cfg.logical_devices;
       auto b = pipeline::make_backend<E>(req);
       ec.pin_buffers_for(b.pin_host_buffers);
       ec.check();
       backend = b.describe();
       if (b.devices && !devices) devices = b.devices;  // both curves' backends share the device
-      slot = std::make_unique<pipeline::Engine<E>>(ec, b.gpu, b.g2);
+      slot = std::make_unique<pipeline::Engine<E>>(ec, b.stages);
       slot->set_stage_observer([obs = observer](std::uint64_t job, std::size_t, std::string_view stage,
                                                 bool start) { obs(int(E::kId), job, stage, start); });
     }
     return *slot;
+  }
+  // The (logical) devices of the engine of E, made now if it is not yet: its GPU workers in all.
+  template <class E>
+  std::uint32_t gpu_workers() {
+    return get<E>().config().total_gpu_workers();
+  }
+  // Whether a device is in service (true before any engine exists).
+  bool serving() {
+    std::lock_guard lk(mu);
+    return (!bls || bls->serving()) && (!bn || bn->serving());
   }
   void shutdown() {
     std::lock_guard lk(mu);

@@ -286,6 +286,9 @@ void fill_status(Daemon& d_, v1::GetStatusResponse* resp) {
     o->set_workers(d_.config().gpu_workers);
     o->set_healthy(g.healthy);
     o->set_error(g.error);
+    o->set_logical(g.logical);
+    o->set_partitions(g.partitions);
+    o->set_faults(g.faults);
   }
   auto* cl = resp->mutable_cluster();
   cl->set_shared(s.cluster.shared);

@@ -68,12 +68,23 @@ std::string metrics_text(Daemon& d) {
   auto& dev = prometheus::BuildGauge().Name("splitprove_device_memory_bytes")
                   .Help("Device memory per GPU: total and free (driver), the device budget's capacity, used and peak, resident keys")
                   .Register(reg);
+  auto& up = prometheus::BuildGauge().Name("splitprove_device_up")
+                 .Help("1 while the (logical) device is in service, 0 after a device fault took it out")
+                 .Register(reg);
+  auto& runs = prometheus::BuildCounter().Name("splitprove_device_partitions_total")
+                   .Help("Stage runs that ended well on the (logical) device, since the process started")
+                   .Register(reg);
+  auto& faults = prometheus::BuildCounter().Name("splitprove_device_faults_total")
+                     .Help("Device faults seen on the (logical) device").Register(reg);
   for (const auto& g : s.gpus) {
     const std::string i = std::to_string(g.index);
     for (const auto& [what, v] : {std::pair{"total", g.total_bytes}, std::pair{"free", g.free_bytes},
                                   std::pair{"budget_capacity", g.budget_capacity}, std::pair{"budget_used", g.budget_used},
                                   std::pair{"budget_peak", g.budget_peak}, std::pair{"keys", g.key_bytes}})
-      dev.Add({{"gpu", i}, {"what", what}}).Set(double(v));
+      dev.Add({{"gpu", i}, {"device", g.logical}, {"what", what}}).Set(double(v));
+    up.Add({{"gpu", i}, {"device", g.logical}}).Set(g.healthy ? 1 : 0);
+    runs.Add({{"gpu", i}, {"device", g.logical}}).Increment(double(g.partitions));
+    faults.Add({{"gpu", i}, {"device", g.logical}}).Increment(double(g.faults));
   }
   auto families = reg.Collect();
   for (auto& f : d.metrics()->Collect()) families.push_back(std::move(f));
@@ -101,9 +112,12 @@ HttpServer::HttpServer(Daemon& daemon, const std::string& listen) : impl_(std::m
   page("/status", "application/json", [](Daemon& d) { return status_json(d); });
   page("/memory.svg", "image/svg+xml", [](Daemon& d) { return d.memory_svg(); });
   srv.Get("/healthz", [this](const httplib::Request&, httplib::Response& res) {
-    const bool ok = impl_->d.accepting();
-    res.status = ok ? 200 : 503;
-    res.set_content(ok ? "serving\n" : "not accepting jobs\n", "text/plain");
+    const bool accepting = impl_->d.accepting(), devices = impl_->d.devices_serving();
+    res.status = accepting && devices ? 200 : 503;
+    res.set_content(!accepting ? "not accepting jobs\n"
+                    : devices  ? "serving\n"
+                               : "every device is out of service\n",
+                    "text/plain");
   });
   const auto colon = listen.rfind(':');
   std::string host = listen.substr(0, colon);

@@ -319,12 +319,66 @@ TYPED_TEST(CudaPipeline, BackendSelection) {
   SPLITPROVE_REQUIRE_GPU();
   auto b = pipeline::make_backend<E>({});
   EXPECT_EQ(b.name, "cuda");
-  EXPECT_EQ(b.gpu->name(), "cuda");
-  EXPECT_EQ(b.g2->name(), "cuda");
-  EXPECT_EQ(b.device_sources.size(), 2u);
+  EXPECT_EQ(b.gpu().name(), "cuda");
+  EXPECT_EQ(b.g2().name(), "cuda");
+  EXPECT_EQ(b.device_sources.size(), 2 * b.stages.size());
   pipeline::BackendRequest g2cpu;
   g2cpu.g2_on = "cpu";
-  EXPECT_EQ(pipeline::make_backend<E>(g2cpu).g2->name(), "cpu");
+  EXPECT_EQ(pipeline::make_backend<E>(g2cpu).g2().name(), "cpu");
+  pipeline::BackendRequest missing;
+  missing.backend = "cuda";
+  missing.devices = {63};
+  EXPECT_THROW(pipeline::make_backend<E>(missing), Error);
+}
+
+// One GPU as two logical devices: each has its own device budget (half of what is free), pool and
+// resident key; a job's partitions spread over both; the proofs verify; each budget stays within
+// its share and holds only the resident key afterwards. Then one of them faults (injected): its
+// partitions are proved on the other and the job still succeeds.
+TYPED_TEST(CudaPipeline, TwoLogicalDevicesOnOneGpu) {
+  using E = TypeParam;
+  SPLITPROVE_REQUIRE_GPU();
+  cuda::install_pipeline_backend();
+  const auto& bc = porep<E>();
+  pipeline::BackendRequest req;
+  req.backend = "cuda";
+  req.devices = {0};
+  req.logical_devices = 2;
+  auto b = pipeline::make_backend<E>(req);
+  ASSERT_EQ(b.stages.size(), 2u);
+  EXPECT_EQ(b.stages[0].state->name(), "gpu0.0");
+  EXPECT_EQ(b.stages[1].state->name(), "gpu0.1");
+  {
+    pipeline::EngineConfig cfg;
+    cfg.synthesis_workers = 2;
+    pipeline::Engine<E> engine(cfg, b.stages);
+    expect_verified<E>(engine.wait(engine.submit({bc.source(0), bc.key, 8})), *bc.key, 8);
+    const auto st = engine.stats();
+    ASSERT_EQ(st.devices.size(), 2u);
+    for (const auto& d : st.devices) EXPECT_GT(d.gpu_items, 0u) << d.name;
+    engine.shutdown();
+    EXPECT_EQ(engine.budget().books().used, 0u);
+  }
+  const auto devs = b.devices();
+  ASSERT_EQ(devs.size(), 2u);
+  for (const auto& d : devs) {
+    EXPECT_TRUE(d.healthy) << d.logical;
+    EXPECT_LE(d.budget_peak, d.budget_capacity) << d.logical;
+    EXPECT_GT(d.key_bytes, 0u) << d.logical;  // each holds its own resident copy
+  }
+  EXPECT_LE(devs[0].budget_capacity + devs[1].budget_capacity, devs[0].free_bytes + devs[0].budget_used +
+                                                                    devs[1].budget_used + (std::uint64_t(4) << 30));
+  auto stages = b.stages;
+  pipeline::FaultInjection f{"gpu0.1", 2};
+  for (auto& s : stages) s = pipeline::inject_faults<E>(std::move(s), f);
+  pipeline::Engine<E> engine(pipeline::EngineConfig{}, stages);
+  expect_verified<E>(engine.wait(engine.submit({bc.source(1), bc.key, 6})), *bc.key, 6);
+  const auto st = engine.stats();
+  EXPECT_FALSE(st.devices[1].healthy);
+  EXPECT_EQ(st.devices[1].faults, 1u);
+  EXPECT_EQ(st.partitions_retried, 1u);
+  engine.shutdown();
+  EXPECT_EQ(engine.budget().books().used, 0u);
 }
 
 TYPED_TEST(CudaPipeline, NoDeviceMeansTheCpuStages) {

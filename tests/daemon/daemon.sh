@@ -5,6 +5,8 @@
 #                                                           (both curves, snarkjs verify, bad requests)
 #   daemon.sh <splitprove> <source dir> <work dir> crash   20 jobs, SIGKILL at three moments and
 #                                                           during a Submit; nothing accepted is lost
+#   daemon.sh <splitprove> <source dir> <work dir> devices logical CPU devices, one faulting
+#                                                           (injected): jobs finish on the others
 # Exit 77 (skipped) where the node packages are absent (e2e's node part only).
 set -uo pipefail
 BIN="$1" SRC="$2" W="$3" CASE="$4"
@@ -206,6 +208,82 @@ crash)
   [[ -z "$left" ]] || fail "spool files left: $left"
   stop_term
   echo "PASS crash: 20 jobs ($total partitions) finished exactly once through 4 SIGKILLs; $requeued partitions were requeued by recovery; every proof verifies; spool empty"
+  ;;
+devices)
+  # Three logical CPU devices (both curves' engines share them); cpu1 faults at its 2nd GPU-stage
+  # run (SPLITPROVE_INJECT_DEVICE_FAULT). Every job succeeds and verifies; GetStatus and /metrics
+  # show cpu1 out of service and /healthz still serves.
+  cp "$F/chain.zkey" "$W/keys/bls.zkey" && cp "$F/bn128/chain.zkey" "$W/keys/bn.zkey" || exit 1
+  "$BIN" zkey export-vkey "$W/keys/bls.zkey" "$W/bls.vkey.json" >/dev/null || exit 1
+  "$BIN" zkey export-vkey "$W/keys/bn.zkey" "$W/bn.vkey.json" >/dev/null || exit 1
+  out=$("$BIN" serve --state-dir "$W/x" --key-dir "$W/keys" --backend cpu --logical-devices 0 2>&1) && fail "--logical-devices 0 was taken"
+  [[ "$out" == *"--logical-devices"* ]] || fail "--logical-devices 0: $out"
+  out=$("$BIN" serve --state-dir "$W/x" --key-dir "$W/keys" --backend cpu --devices 0,x 2>&1) && fail "--devices 0,x was taken"
+  [[ "$out" == *"--devices '0,x'"* ]] || fail "--devices 0,x: $out"
+  export SPLITPROVE_INJECT_DEVICE_FAULT=cpu1@2
+  start --logical-devices 3 --http 127.0.0.1:0
+  unset SPLITPROVE_INJECT_DEVICE_FAULT
+  HTTP=$(grep -o 'http=127.0.0.1:[0-9]*' "$W/daemon.log" | tail -1 | cut -d: -f2)
+  get() { python3 -c 'import sys, urllib.request
+try:
+    sys.stdout.write(urllib.request.urlopen(sys.argv[1]).read().decode())
+except urllib.error.HTTPError as e:
+    sys.stdout.write("%d %s" % (e.code, e.read().decode()))' "http://127.0.0.1:$HTTP$1"; }
+  KBLS=$("$BIN" register-key --server "$S" bls.zkey) || fail "register-key bls.zkey"
+  KBN=$("$BIN" register-key --server "$S" bn.zkey) || fail "register-key bn.zkey"
+  declare -a IDS CURVE
+  for i in $(seq 0 7); do
+    if ((i % 4 == 3)); then k=$KBN w="$F/bn128/chain.wtns" c=bn; else k=$KBLS w="$F/chain.wtns" c=bls; fi
+    IDS[$i]=$("$BIN" submit --server "$S" --key "$k" "$w" "$w" "$w") || fail "submit $i"
+    CURVE[$i]=$c
+  done
+  for i in $(seq 0 7); do
+    "$BIN" await --server "$S" "${IDS[$i]}" --out-dir "$W/out/$i" -q || fail "job $i (${IDS[$i]})"
+    for p in 0 1 2; do
+      "$BIN" verify "$W/${CURVE[$i]}.vkey.json" "$W/out/$i/public_$p.json" "$W/out/$i/proof_$p.json" >/dev/null \
+        || fail "job $i proof $p"
+    done
+  done
+  echo "ok: 8 jobs (24 partitions, both curves) succeeded on 3 logical devices, one of them faulting; every proof verifies"
+  "$BIN" status --server "$S" >"$W/status.json" || fail "status"
+  python3 - "$W/status.json" <<'PY' || fail "GetStatus gpus: $(cat "$W/status.json")"
+import json, sys
+g = {d["logical"]: d for d in json.load(open(sys.argv[1]))["gpus"]}
+assert sorted(g) == ["cpu0", "cpu1", "cpu2"], g
+assert not g["cpu1"].get("healthy", False) and int(g["cpu1"]["faults"]) >= 1, g["cpu1"]
+assert "injected device fault" in g["cpu1"]["error"], g["cpu1"]
+assert g["cpu0"]["healthy"] and g["cpu2"]["healthy"], g
+done = sum(int(d.get("partitions", 0)) for d in g.values())
+assert done >= 24, done
+print("GetStatus: cpu1 out of service (%s); %d GPU-stage runs in all" % (g["cpu1"]["error"], done))
+PY
+  m=$(get /metrics) || fail "GET /metrics"
+  grep -qE '^splitprove_device_up\{device="cpu1",gpu="1"\} 0$' <<<"$m" || fail "/metrics: cpu1 is not down: $(grep device_up <<<"$m")"
+  grep -qE '^splitprove_device_up\{device="cpu0",gpu="0"\} 1$' <<<"$m" || fail "/metrics: cpu0 is not up"
+  grep -qE '^splitprove_device_faults_total\{device="cpu1",gpu="1"\} [1-9]' <<<"$m" || fail "/metrics: no fault counted on cpu1"
+  [[ "$(get /healthz)" == serving ]] || fail "GET /healthz with two devices left: $(get /healthz)"
+  stop_term
+  # One device, faulting at once: the partition goes back to the queue (released, not failed),
+  # no further claim is made, /healthz says why; a daemon after it (no fault) proves the job.
+  export SPLITPROVE_INJECT_DEVICE_FAULT=cpu@1
+  start --http 127.0.0.1:0
+  unset SPLITPROVE_INJECT_DEVICE_FAULT
+  HTTP=$(grep -o 'http=127.0.0.1:[0-9]*' "$W/daemon.log" | tail -1 | cut -d: -f2)
+  J=$("$BIN" submit --server "$S" --key "$KBLS" "$F/chain.wtns" "$F/chain.wtns") || fail "submit to the failing daemon"
+  for _ in $(seq 1 100); do
+    [[ "$(get /healthz)" == 503* ]] && break
+    sleep 0.1
+  done
+  [[ "$(get /healthz)" == "503 every device is out of service"* ]] || fail "GET /healthz with no device: $(get /healthz)"
+  sleep 1
+  "$BIN" jobs --server "$S" --job "$J" | grep -q FAILED && fail "the job failed for its daemon's devices"
+  grep -q 'event=partition_released.*every device is out of service' "$W/daemon.log" || fail "no partition was released"
+  stop_term
+  start
+  "$BIN" await --server "$S" "$J" --out-dir "$W/out-after" -q || fail "job $J after the restart"
+  for p in 0 1; do "$BIN" verify "$W/bls.vkey.json" "$W/out-after/public_$p.json" "$W/out-after/proof_$p.json" >/dev/null || fail "proof $p after the restart"; done
+  stop_term
+  echo "PASS devices: a faulting device's partitions finished on the others; with none left, claims went back and a later daemon proved them"
   ;;
 *)
   echo "unknown case $CASE"; exit 2 ;;
