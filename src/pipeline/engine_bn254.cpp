@@ -1,5 +1,5 @@
 // The pipeline (prover stages and engine) instantiated for BN254.
-#include "pipeline/engine_impl.hpp"
+#include "pipeline/engine_workers.hpp"
 #include "ec/curves.hpp"
 
 namespace splitprove::pipeline {

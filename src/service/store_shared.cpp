@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "service/errors.hpp"
+#include "util/output.hpp"
 
 namespace splitprove::service::store_sql {
 
@@ -55,11 +56,11 @@ fs::path prepare(const StoreConfig& cfg) {
 }
 
 void fsync_dir(const fs::path& dir) {
-  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) throw StoreError(fmt::format("{}: cannot open the directory to sync it", dir.string()));
-  const int rc = ::fsync(fd);
-  ::close(fd);
-  if (rc != 0) throw StoreError(fmt::format("{}: fsync of the directory failed", dir.string()));
+  try {
+    util::fsync_dir(dir.string(), dir.string());
+  } catch (const Error& e) {
+    throw StoreError(e.what());
+  }
 }
 
 fs::path make_job_dir(const fs::path& spool, const std::string& job_id) {

@@ -76,17 +76,6 @@ std::string resolve_output(const std::string& target) {
   return target;
 }
 
-void fsync_dir(const std::string& dir, const std::string& target) {
-  const int d = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (d < 0) throw Error(target + ": cannot open its directory " + dir + ": " + errno_text(errno));
-  const int r = ::fsync(d);
-  const int e = errno;
-  ::close(d);
-  // Some file systems cannot sync a directory (EINVAL); the rename is still done.
-  if (r != 0 && e != EINVAL && e != EROFS)
-    throw Error(target + ": cannot sync its directory " + dir + ": " + errno_text(e));
-}
-
 // Removes ".<name>.splitprove-<pid>-<n>.tmp" files in `dir` whose process no longer exists.
 void remove_stale_temporaries(const std::string& dir) {
   DIR* d = ::opendir(dir.c_str());
@@ -116,6 +105,17 @@ void remove_stale_temporaries(const std::string& dir) {
 }
 
 }  // namespace
+
+void fsync_dir(const std::string& dir, const std::string& target) {
+  const int d = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (d < 0) throw Error(target + ": cannot open its directory " + dir + ": " + errno_text(errno));
+  const int r = ::fsync(d);
+  const int e = errno;
+  ::close(d);
+  // Some file systems cannot sync a directory (EINVAL); the rename is still done.
+  if (r != 0 && e != EINVAL && e != EROFS)
+    throw Error(target + ": cannot sync its directory " + dir + ": " + errno_text(e));
+}
 
 // ---- AtomicFile -----------------------------------------------------------------------------
 

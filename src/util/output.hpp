@@ -100,4 +100,8 @@ void remove_temporaries_on_signal();
 // file there).
 void probe_writable(const std::string& dir);
 
+// fsync of the directory `dir` (after a rename in it), Error naming `target` and the directory;
+// file systems that cannot sync a directory (EINVAL, EROFS) are let pass.
+void fsync_dir(const std::string& dir, const std::string& target);
+
 }  // namespace splitprove::util
