@@ -24,6 +24,7 @@
 
 using namespace splitprove;
 using namespace splitprove::mem;
+using namespace splitprove::harness;
 
 namespace {
 

@@ -101,7 +101,7 @@ int main(int argc, char** argv) try {
     } else if (a == "--reps" && i + 1 < argc) {
       reps = std::max(1, std::atoi(argv[++i]));
     } else {
-      sizes.push_back(cli::parse_log2_size(a, "size"));
+      sizes.push_back(harness::parse_log2_size(a, "size"));
     }
   }
   if (sizes.empty()) sizes = {12, 14};
@@ -110,7 +110,7 @@ int main(int argc, char** argv) try {
   std::printf("%-14s %10s %10s %10s %10s %10s %10s\n", "circuit", "synth", "bound", "gpu", "bound",
               "g2", "bound");
   for (unsigned k : sizes) {
-    auto bc = cli::make_bench_circuit<E>(circuit, k, 1);
+    auto bc = harness::make_bench_circuit<E>(circuit, k, 1);
     auto src = bc.source(0);
     const auto cost = pipeline::partition_cost<E>(src->shape(), *bc.key);
     pipeline::Prover<E> prover(bc.key, pipeline::cpu_gpu_stage<E>(), pipeline::cpu_g2_stage<E>());

@@ -13,6 +13,7 @@
 #include "mem/units.hpp"
 
 using namespace splitprove::mem;
+using namespace splitprove::harness;
 using namespace std::chrono_literals;
 
 TEST(MemModel, PredictSumsWorkersAndQueuesTimesBytesPerItem) {

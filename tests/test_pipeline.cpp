@@ -792,11 +792,11 @@ TEST(PipelineRun, BusyFractionIsTheUnionOfTheStagesRunsInTheWindow) {
   ev(5.0, "start:gpu:j1p1");
   ev(12.0, "end:gpu:j1p1");      // runs past the window's end: clipped
   ev(6.0, "start:gpu:j2p0");     // never ends: not counted
-  EXPECT_DOUBLE_EQ(pipeline::busy_fraction(tl, {"gpu", "g2"}, 0.0, 10.0), (3.0 + 5.0) / 10.0);
-  EXPECT_DOUBLE_EQ(pipeline::busy_fraction(tl, {"gpu"}, 1.0, 10.0), (1.0 + 5.0) / 9.0);
-  EXPECT_DOUBLE_EQ(pipeline::busy_fraction(tl, {"g2"}, 0.0, 10.0), 0.2);
-  EXPECT_DOUBLE_EQ(pipeline::busy_fraction(tl, {"synthesis"}, 0.0, 10.0), 0.6);
-  EXPECT_DOUBLE_EQ(pipeline::busy_fraction(tl, {"gpu"}, 5.0, 5.0), 0.0);
+  EXPECT_DOUBLE_EQ(harness::busy_fraction(tl, {"gpu", "g2"}, 0.0, 10.0), (3.0 + 5.0) / 10.0);
+  EXPECT_DOUBLE_EQ(harness::busy_fraction(tl, {"gpu"}, 1.0, 10.0), (1.0 + 5.0) / 9.0);
+  EXPECT_DOUBLE_EQ(harness::busy_fraction(tl, {"g2"}, 0.0, 10.0), 0.2);
+  EXPECT_DOUBLE_EQ(harness::busy_fraction(tl, {"synthesis"}, 0.0, 10.0), 0.6);
+  EXPECT_DOUBLE_EQ(harness::busy_fraction(tl, {"gpu"}, 5.0, 5.0), 0.0);
 }
 
 // Two engines on one budget (the daemon's engines of both curves): each books its scratch and its

@@ -19,6 +19,7 @@ namespace splitprove::cli {
 namespace {
 
 using namespace splitprove::mem;
+using namespace splitprove::harness;
 
 struct VerdictArgs {
   std::string tolerance, model_bytes;

@@ -6,7 +6,7 @@
 //                             DIR [--sweep-pw 1,2,4 --sweep-jobs 1,4 --sweep-reps 3]
 // Both build their benchmark circuit in memory, over the curve named by --curve (BLS12-381 by
 // default, or BN254).
-// Thin: options in, pipeline::run_jobs, the report out.
+// Thin: options in, harness::run_jobs, the report out.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -40,7 +40,7 @@ struct BenchArgs {
   std::string sweep_pw, sweep_jobs;  // sweep mode: comma-separated lists
   std::uint32_t sweep_reps = 1;      // sweep mode: runs of each cell
   bool check = false;                // exit 3 when the acceptance checks fail
-  pipeline::RunOptions run;
+  harness::RunOptions run;
 };
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
@@ -94,7 +94,7 @@ void run_sweep(BenchArgs& a, unsigned k) {
   const auto t0 = std::chrono::steady_clock::now();
   std::fprintf(stderr, "sweep: building the %s circuit at 2^%u over %s and its development key...\n",
                a.circuit.c_str(), k, std::string(E::kName).c_str());
-  auto bc = make_bench_circuit<E>(a.circuit, k, a.run.partitions);
+  auto bc = harness::make_bench_circuit<E>(a.circuit, k, a.run.partitions);
   std::fprintf(stderr, "sweep: %s ready in %.1f s\n", bc.name.c_str(), seconds_since(t0));
   const std::string head =
       "| run | pw | jobs | partitions | wall s | partitions/s | stage means s (synth / gpu / g2) "
@@ -118,7 +118,7 @@ void run_sweep(BenchArgs& a, unsigned k) {
   for (std::uint32_t rep = 0; rep < reps; ++rep) {
     for (std::uint32_t j : jobs) {
       for (std::uint32_t pw : pws) {
-        pipeline::RunOptions ro = a.run;
+        harness::RunOptions ro = a.run;
         ro.engine.synthesis_workers = pw;
         ro.jobs = j;
         const std::string name = reps == 1 ? fmt::format("pw{}-j{}", pw, j)
@@ -126,10 +126,10 @@ void run_sweep(BenchArgs& a, unsigned k) {
         ro.out_dir = (std::filesystem::path(out) / name).string();
         ro.title = fmt::format("bench {}: pw={} gw={} g2w={} jobs={}x{}", bc.name, pw,
                                ro.engine.gpu_workers, ro.engine.g2_workers, j, ro.partitions);
-        auto res = pipeline::run_jobs<E>(ro, [&](std::uint32_t jj) { return bc.job(jj); });
+        auto res = harness::run_jobs<E>(ro, [&](std::uint32_t jj) { return bc.job(jj); });
         backend = res.backend;
         util::write_file_atomic((std::filesystem::path(ro.out_dir) / "report.txt").string(),
-                                pipeline::format_report(ro, res));
+                                harness::format_report(ro, res));
         auto mean = [](const pipeline::StageStats& st) {
           return st.items ? st.busy_s / double(st.items) : 0.0;
         };
@@ -234,7 +234,7 @@ constexpr std::uint32_t kMaxBenchJobs = 1024;
 
 template <class E>
 void run_bench(BenchArgs& a, bool demo) {
-  const unsigned k = parse_log2_size(a.size, "--size");
+  const unsigned k = harness::parse_log2_size(a.size, "--size");
   // Every count is checked before the circuit and key are built (seconds to minutes).
   a.run.engine.check();
   if (a.run.partitions == 0 || a.run.partitions > kMaxBenchPartitions)
@@ -255,7 +255,7 @@ void run_bench(BenchArgs& a, bool demo) {
   const auto t0 = std::chrono::steady_clock::now();
   std::fprintf(stderr, "%s: building the %s circuit at 2^%u over %s and its development key...\n",
                demo ? "demo" : "bench", a.circuit.c_str(), k, std::string(E::kName).c_str());
-  auto bc = make_bench_circuit<E>(a.circuit, k, a.run.partitions);
+  auto bc = harness::make_bench_circuit<E>(a.circuit, k, a.run.partitions);
   std::fprintf(stderr,
                "%s: %s ready in %.1f s (%u variables, %zu B-dense); proving %u job(s) of "
                "%u partitions...\n",
@@ -264,8 +264,8 @@ void run_bench(BenchArgs& a, bool demo) {
   a.run.title = fmt::format("{} {}: pw={} gw={} g2w={} jobs={}x{}", demo ? "demo" : "bench",
                             bc.name, a.run.engine.synthesis_workers, a.run.engine.gpu_workers,
                             a.run.engine.g2_workers, a.run.jobs, a.run.partitions);
-  auto rep = pipeline::run_jobs<E>(a.run, [&](std::uint32_t j) { return bc.job(j); });
-  std::printf("%s", pipeline::format_report(a.run, rep).c_str());
+  auto rep = harness::run_jobs<E>(a.run, [&](std::uint32_t j) { return bc.job(j); });
+  std::printf("%s", harness::format_report(a.run, rep).c_str());
   if (a.check) {
     const double ratio =
         rep.predicted_peak ? double(rep.verdict.peak) / double(rep.predicted_peak) : 0;

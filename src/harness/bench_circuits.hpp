@@ -20,7 +20,7 @@
 #include "splitprove/error.hpp"
 #include "zk/setup.hpp"
 
-namespace splitprove::cli {
+namespace splitprove::harness {
 
 // "2^16" or "65536" -> 16 (a power of two).
 inline unsigned parse_log2_size(const std::string& s, const char* what) {
@@ -138,4 +138,4 @@ BenchCircuit<E> make_bench_circuit(const std::string& kind, unsigned k, std::uin
   throw Error(fmt::format("--circuit: '{}': expected porep or chain", kind));
 }
 
-}  // namespace splitprove::cli
+}  // namespace splitprove::harness

@@ -7,7 +7,8 @@
 
 #include "mem/units.hpp"
 
-namespace splitprove::mem {
+namespace splitprove::harness {
+using namespace mem;
 namespace {
 constexpr std::uint64_t kMax = std::numeric_limits<std::uint64_t>::max();
 std::string bytes_or_unbounded(std::uint64_t b) {
@@ -126,4 +127,4 @@ nlohmann::json to_json(const Plan& p) {
   return j;
 }
 
-}  // namespace splitprove::mem
+}  // namespace splitprove::harness

@@ -7,7 +7,11 @@
 
 #include "mem/model.hpp"
 
-namespace splitprove::mem {
+namespace splitprove::harness {
+
+using mem::PipelineConfig;
+using mem::Policy;
+using mem::Prediction;
 
 struct Plan {
   PipelineConfig config;
@@ -23,4 +27,4 @@ Plan make_plan(const PipelineConfig& c, Policy policy);
 std::string format_plan(const Plan& p);
 nlohmann::json to_json(const Plan& p);
 
-}  // namespace splitprove::mem
+}  // namespace splitprove::harness

@@ -18,7 +18,8 @@
 #include "ec/curves.hpp"
 #include "util/xml.hpp"
 
-namespace splitprove::pipeline {
+namespace splitprove::harness {
+using namespace pipeline;
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -482,4 +483,4 @@ std::string render_waterfall(const mem::Timeline& tl, const std::string& title) 
 SPLITPROVE_FOR_EACH_ENGINE(SPLITPROVE_RUN_INSTANTIATE)
 #undef SPLITPROVE_RUN_INSTANTIATE
 
-}  // namespace splitprove::pipeline
+}  // namespace splitprove::harness

@@ -21,7 +21,14 @@
 #include "pipeline/backend.hpp"
 #include "pipeline/engine.hpp"
 
-namespace splitprove::pipeline {
+namespace splitprove::harness {
+
+using pipeline::BackendRequest;
+using pipeline::EngineConfig;
+using pipeline::EngineStats;
+using pipeline::JobSpec;
+using pipeline::PartitionCost;
+using pipeline::StageStats;
 
 struct RunOptions {
   EngineConfig engine;
@@ -85,4 +92,4 @@ double busy_fraction(const mem::Timeline& tl, const std::vector<std::string>& st
 // a coloured bar per stage, on the timeline's clock. Hand-written SVG 1.1.
 std::string render_waterfall(const mem::Timeline& tl, const std::string& title);
 
-}  // namespace splitprove::pipeline
+}  // namespace splitprove::harness

@@ -22,7 +22,8 @@
 #include "splitprove/error.hpp"
 #include "util/output.hpp"
 
-namespace splitprove::mem {
+namespace splitprove::harness {
+using namespace mem;
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -406,4 +407,4 @@ void write_sim_outputs(const SimConfig& c, const SimResult& r, const std::string
   util::write_file_atomic(dir + "/summary.json", s.dump(2) + "\n");
 }
 
-}  // namespace splitprove::mem
+}  // namespace splitprove::harness

@@ -27,7 +27,13 @@
 #include "mem/timeline.hpp"
 #include "mem/verdict.hpp"
 
-namespace splitprove::mem {
+namespace splitprove::harness {
+
+using mem::PipelineConfig;
+using mem::Policy;
+using mem::Prediction;
+using mem::Timeline;
+using mem::Verdict;
 
 struct SimConfig {
   PipelineConfig pipeline;  // sizes, workers, queue bounds, jobs in flight, budget (0: none)
@@ -69,4 +75,4 @@ std::string describe(const SimConfig& c);
 void write_sim_outputs(const SimConfig& c, const SimResult& r, const std::string& dir,
                        std::size_t max_csv_samples = 400, bool jsonl = true);
 
-}  // namespace splitprove::mem
+}  // namespace splitprove::harness

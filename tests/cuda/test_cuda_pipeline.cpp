@@ -114,8 +114,8 @@ void expect_verified(const pipeline::JobResult<E>& r, const pipeline::Key<E>& ke
 }
 
 template <class E>
-const cli::BenchCircuit<E>& porep() {
-  static const auto bc = cli::make_bench_circuit<E>("porep", 11, 3);
+const harness::BenchCircuit<E>& porep() {
+  static const auto bc = harness::make_bench_circuit<E>("porep", 11, 3);
   return bc;
 }
 
@@ -206,7 +206,7 @@ TYPED_TEST(CudaPipeline, MonomialHBasisKeyProvesOnTheCudaStages) {
   using E = TypeParam;
   SPLITPROVE_REQUIRE_GPU();
   const std::uint32_t steps = (1u << 11) - 6;  // domain 2^11
-  auto r1cs = cli::detail::chain_r1cs<E>(steps);
+  auto r1cs = harness::detail::chain_r1cs<E>(steps);
   auto pk =
       std::make_shared<const zk::ProvingKey<E>>(zk::dev_setup<E>(r1cs, {}, zk::HBasis::monomial));
   ASSERT_EQ(pk->domain_size, 1u << 11);
@@ -214,7 +214,7 @@ TYPED_TEST(CudaPipeline, MonomialHBasisKeyProvesOnTheCudaStages) {
   auto source = [&](std::uint32_t job) {
     std::vector<io::Witness<E>> ws;
     for (std::uint32_t p = 0; p < 2; ++p)
-      ws.push_back(cli::detail::chain_witness<E>(steps, 1000 * job + p + 2, job));
+      ws.push_back(harness::detail::chain_witness<E>(steps, 1000 * job + p + 2, job));
     return std::make_shared<const pipeline::CircomSource<E>>(pk, std::move(ws), nullptr, "chain");
   };
   auto st = cuda::gpu_stage<E>(gpu());
