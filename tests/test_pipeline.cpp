@@ -20,6 +20,7 @@
 #include "mem/model.hpp"
 #include "mem/units.hpp"
 #include "msm/msm.hpp"
+#include "harness/bench_circuits.hpp"
 #include "harness/run.hpp"
 #include "pipeline/circom_source.hpp"
 #include "pipeline/engine.hpp"
@@ -827,4 +828,27 @@ TEST(PipelineEngine, TwoEnginesShareOneBudget) {
   const auto books = budget->books();
   EXPECT_EQ(books.used, 0u);
   EXPECT_LE(books.peak, budget->capacity());
+}
+
+// `bench pipeline` / `demo` sizes are bounded by the fields' domains and by the memory the
+// development key needs, not by a fixed range; the refusal gives the numbers.
+TEST(BenchCircuits, SizesAreBoundedByMemoryNotByAFixedRange) {
+  using B = ec::Bn254;
+  constexpr std::uint64_t GiB = mem::GiB;
+  EXPECT_NO_THROW(harness::check_bench_size<E>(27, std::uint64_t(1) << 40));
+  EXPECT_NO_THROW(harness::check_bench_size<B>(28, std::uint64_t(1) << 40));
+  EXPECT_THROW(harness::check_bench_size<B>(29, std::uint64_t(1) << 40), Error);  // 2-adicity 28
+  EXPECT_THROW(harness::check_bench_size<E>(3, std::uint64_t(1) << 40), Error);
+  try {
+    harness::check_bench_size<E>(27, 16 * GiB);
+    ADD_FAILURE() << "a 2^27 key was let through with 16 GiB";
+  } catch (const Error& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("2^27"), std::string::npos) << m;
+    EXPECT_NE(m.find("16.0 GiB available"), std::string::npos) << m;
+  }
+  // At 2^24 over BLS12-381 the process held 14.5 GiB for the key (bench/RESULTS.md).
+  EXPECT_GT(harness::dev_key_bytes_bound<E>(24), 12 * GiB);
+  EXPECT_LT(harness::dev_key_bytes_bound<E>(24), 16 * GiB);
+  EXPECT_EQ(harness::dev_key_bytes_bound<E>(25), 2 * harness::dev_key_bytes_bound<E>(24));
 }

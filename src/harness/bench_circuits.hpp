@@ -15,9 +15,12 @@
 #include "circuit/r1cs.hpp"
 #include "io/r1cs.hpp"
 #include "io/wtns.hpp"
+#include "mem/units.hpp"
 #include "pipeline/circom_source.hpp"
 #include "pipeline/engine.hpp"
+#include "poly/domain.hpp"
 #include "splitprove/error.hpp"
+#include "util/limits.hpp"
 #include "zk/setup.hpp"
 
 namespace splitprove::harness {
@@ -96,10 +99,40 @@ io::Witness<E> chain_witness(std::uint32_t steps, std::uint64_t x0, std::uint64_
 
 }  // namespace detail
 
+// Host bytes the development key of a 2^k benchmark circuit takes at most while it is made: each
+// of its at most 2^k variables has A, B1 and L points in G1 and a B2 point in G2, the H basis has
+// 2^k G1 points, and the recorded circuit, the setup's vectors and the prepared key come on top
+// (the factor 3/2: at 2^24 over BLS12-381 the points are 9.6 GiB and the process held 14.5 GiB).
+template <class E>
+std::uint64_t dev_key_bytes_bound(unsigned k) {
+  const std::uint64_t n = std::uint64_t(1) << k;
+  const std::uint64_t g1 = sizeof(typename E::G1::Affine), g2 = sizeof(typename E::G2::Affine);
+  return n * (4 * g1 + g2) / 2 * 3;
+}
+
+// Throws Error unless a 2^k benchmark circuit can be made here: the field's domains reach 2^k, and
+// its development key fits in the memory the machine has now (`available`; the message gives the
+// numbers). A key beyond that comes from a .zkey (`splitprove prove`, the daemon).
+template <class E>
+void check_bench_size(unsigned k, std::uint64_t available) {
+  const unsigned max = poly::Domain<typename E::Fr>::kMaxLogSize;
+  if (k < 4 || k > max)
+    throw Error(fmt::format("--size: 2^{} outside 2^4..2^{} (the domains of {} stop there)", k, max,
+                            E::kName));
+  const std::uint64_t need = dev_key_bytes_bound<E>(k);
+  if (need > available)
+    throw Error(fmt::format(
+        "--size: 2^{}: the development key of this benchmark circuit needs up to {} of host memory "
+        "while it is made ({} variables at most, each with three G1 and one G2 point, and {} H "
+        "points), and this machine has {} available; prove a key of that size from a .zkey",
+        k, mem::format_bytes(need), std::uint64_t(1) << k, std::uint64_t(1) << k,
+        mem::format_bytes(available)));
+}
+
 // `partitions`: how many witnesses each job's source holds.
 template <class E>
 BenchCircuit<E> make_bench_circuit(const std::string& kind, unsigned k, std::uint32_t partitions) {
-  if (k < 4 || k > 24) throw Error(fmt::format("--size: 2^{} outside 2^4..2^24", k));
+  check_bench_size<E>(k, util::available_memory());
   if (kind == "porep") {
     if (k < 10)
       throw Error(fmt::format("--size: the porep circuit needs at least 2^10 (got 2^{})", k));
