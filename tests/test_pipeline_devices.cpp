@@ -175,6 +175,22 @@ TEST(PipelineDevices, OptionsAreChecked) {
   pipeline::PartitionCost cost;
   cost.abc = 3 << 20;
   EXPECT_EQ(cfg.model_config(cost, 1, 1).gpu_workers, 6u);
+
+  // Several devices: the G2 backlog holds a slot per GPU worker (each takes one before its
+  // partition), and a G2 stage on the devices gets a worker per device; one device: unchanged.
+  pipeline::EngineConfig one;
+  one.gpu_workers = 2;
+  one.fit_devices(1, true);
+  EXPECT_EQ(one.g2_queue, 1u);
+  EXPECT_EQ(one.g2_workers, 1u);
+  pipeline::EngineConfig four;
+  four.gpu_workers = 2;
+  four.fit_devices(4, false);
+  EXPECT_EQ(four.devices, 4u);
+  EXPECT_EQ(four.g2_queue, 8u);
+  EXPECT_EQ(four.g2_workers, 1u);
+  four.fit_devices(4, true);
+  EXPECT_EQ(four.g2_workers, 4u);
 }
 
 TEST(PipelineDevices, TheCpuBackendSplitsIntoLogicalDevices) {
@@ -208,6 +224,7 @@ TEST(PipelineDevices, PartitionsSpreadOverEveryDevice) {
   cfg.gpu_queue = 3;
   pipeline::Engine<E> engine(cfg, test_devices(3));
   EXPECT_EQ(engine.config().total_gpu_workers(), 3u);
+  EXPECT_EQ(engine.config().g2_queue, 3u);  // fit_devices: every device's GPU stage can run at once
   auto a = engine.submit(nv.job(5, 6));
   auto b = engine.submit(nv.job(6, 6));
   expect_valid(engine.wait(a), *nv.key, 6);
@@ -284,6 +301,7 @@ TEST(PipelineDevices, APartitionThatBreaksDevicesFailsOnlyItsJob) {
   const auto r = engine.wait(bad);
   EXPECT_FALSE(r.ok);
   EXPECT_TRUE(r.device_fault);
+  EXPECT_EQ(r.device_faults, 2u);
   EXPECT_NE(r.error.find("partition 0: device faults on 2 devices"), std::string::npos) << r.error;
   EXPECT_NE(r.error.find("this key breaks the device"), std::string::npos) << r.error;
   auto st = engine.stats();
@@ -305,6 +323,7 @@ TEST(PipelineDevices, NoDeviceLeftFailsEveryJobAndRefusesNewOnes) {
   const auto rb = engine.wait(bad);
   EXPECT_FALSE(rb.ok);
   EXPECT_TRUE(rb.device_fault);
+  EXPECT_GE(rb.device_faults, 1u);
   EXPECT_NE(rb.error.find("every device is out of service"), std::string::npos) << rb.error;
   const auto rg = engine.wait(good);
   if (!rg.ok) {  // unless it finished before the devices went

@@ -67,9 +67,10 @@ class Gpu {
     std::string why;
     const auto devs = list_devices(&why);
     if (devs.empty()) throw Error("cuda: " + why);
-    if (o.device < 0 || std::size_t(o.device) >= devs.size())
-      throw Error(fmt::format("cuda: no device {} ({} present)", o.device, devs.size()));
-    info_ = devs[std::size_t(o.device)];
+    // By index: list_devices leaves out a device whose properties cannot be read.
+    const auto it = std::find_if(devs.begin(), devs.end(), [&](const DeviceInfo& d) { return d.index == o.device; });
+    if (it == devs.end()) throw Error(fmt::format("cuda: no device {} ({} usable)", o.device, devs.size()));
+    info_ = *it;
     std::uint64_t cap = o.budget_bytes;
     if (cap == 0) {
       if (info_.free_bytes <= o.margin)
@@ -397,8 +398,8 @@ std::vector<std::shared_ptr<Gpu>> shared_gpus(const pipeline::BackendRequest& re
   std::vector<std::shared_ptr<Gpu>> out;
   try {
     for (int d : want) {
-      if (d < 0 || std::size_t(d) >= devs.size())
-        throw Error(fmt::format("cuda: no device {} ({} present)", d, devs.size()));
+      const auto info = std::find_if(devs.begin(), devs.end(), [&](const DeviceInfo& x) { return x.index == d; });
+      if (info == devs.end()) throw Error(fmt::format("cuda: no device {} ({} usable)", d, devs.size()));
       for (unsigned i = 0; i < n; ++i) {
         auto& w = open[{d, i, n}];
         if (auto g = w.lock()) {
@@ -409,7 +410,7 @@ std::vector<std::shared_ptr<Gpu>> shared_gpus(const pipeline::BackendRequest& re
         o.device = d;
         if (n > 1) {
           // An equal share of what is free now (less the margin once, for the context).
-          const auto free = devs[std::size_t(d)].free_bytes;
+          const auto free = info->free_bytes;
           if (free <= o.margin)
             throw Error(fmt::format("cuda: device {} has only {} free", d, mem::format_bytes(free)));
           o.budget_bytes = (free - o.margin) / n;

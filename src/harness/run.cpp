@@ -131,7 +131,7 @@ RunReport run_jobs(const RunOptions& o, const std::function<JobSpec<E>(std::uint
   rep.backend = backend.describe();
   // The workers' scratch is sized for these partitions and reserved when the engine starts.
   EngineConfig ecfg = o.engine;
-  ecfg.devices = std::uint32_t(stages.size());
+  ecfg.fit_devices(std::uint32_t(stages.size()), stages[0].g2_on_device);
   ecfg.pin_buffers_for(backend.pin_host_buffers);
   rep.pinned = mem::pins_pages(ecfg.buffers);
   {

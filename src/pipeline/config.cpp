@@ -28,6 +28,13 @@ void EngineConfig::fit_scratch(const PartitionCost& cost) {
   host_msms_exclusive = cost.host_msms_exclusive;
 }
 
+void EngineConfig::fit_devices(std::uint32_t n, bool g2_on_device) {
+  devices = n;
+  if (n <= 1) return;
+  g2_queue = std::max(g2_queue, total_gpu_workers());
+  if (g2_on_device) g2_workers = std::max(g2_workers, n);
+}
+
 void EngineConfig::pin_buffers_for(bool backend_copies_buffers) {
   buffers.pin = buffers.pin || (backend_copies_buffers && recycle_buffers);
 }

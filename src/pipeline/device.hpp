@@ -46,14 +46,14 @@ class DeviceState {
     healthy_.store(false, std::memory_order_release);
     return true;
   }
-  // A stage ran one partition here for `seconds`.
+  // The GPU stage ran one partition here for `seconds`.
   void ran(double seconds) {
     std::lock_guard lk(mu_);
     ++partitions_;
     busy_s_ += seconds;
   }
   struct Counters {
-    std::uint64_t partitions = 0;  // stage runs that ended well (GPU and G2 stages)
+    std::uint64_t partitions = 0;  // GPU-stage runs that ended well
     std::uint64_t faults = 0;      // device faults seen
     double busy_s = 0;
   };

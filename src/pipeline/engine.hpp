@@ -116,6 +116,10 @@ struct EngineConfig {
   void check() const;
   // GPU workers of all devices: gw × devices.
   std::uint32_t total_gpu_workers() const { return gpu_workers * devices; }
+  // Sets `devices` and, for several, makes room for all of them: a GPU worker takes a slot in the
+  // G2 backlog before it takes a partition, so the backlog holds at least one per GPU worker;
+  // with the G2 stage on the devices, at least one G2 worker per device. (One device: unchanged.)
+  void fit_devices(std::uint32_t n, bool g2_on_device);
   static constexpr std::uint32_t kMaxQueueBound = 4096;
   // The partition buffers of a backend that copies them to a device (Backend::pin_host_buffers)
   // are pinned, so they go by DMA; only recycled pages are (pinning and unpinning a fresh mapping
@@ -155,6 +159,8 @@ struct JobResult {
   // It failed for its devices, not for its input: device faults on more devices than
   // device_retries allows, or no device left in service. Another try (elsewhere) may succeed.
   bool device_fault = false;
+  // Device faults its own partitions met (0: the devices were out of service before it came).
+  std::uint32_t device_faults = 0;
   std::vector<zk::Proof<E>> proofs;                  // one per partition, in order (when ok)
   std::vector<std::vector<typename E::Fr>> publics;  // their public inputs
   double seconds = 0;                                // submit to done

@@ -26,10 +26,11 @@ inline double since(std::chrono::steady_clock::time_point t0) {
 }
 
 // `cfg` checked, with `devices` sets of stages.
-inline EngineConfig checked(EngineConfig cfg, std::size_t devices) {
-  if (devices == 0) throw Error("pipeline: the engine needs at least one device's stages");
-  if (devices > 4096) throw Error(fmt::format("pipeline: {} devices", devices));
-  cfg.devices = std::uint32_t(devices);
+template <class E>
+EngineConfig checked(EngineConfig cfg, const std::vector<DeviceStages<E>>& devices) {
+  if (devices.empty()) throw Error("pipeline: the engine needs at least one device's stages");
+  if (devices.size() > 4096) throw Error(fmt::format("pipeline: {} devices", devices.size()));
+  cfg.fit_devices(std::uint32_t(devices.size()), devices[0].g2_on_device);
   cfg.check();
   return cfg;
 }
@@ -64,6 +65,7 @@ struct Engine<E>::Job {
   std::deque<std::size_t> retry;  // partitions to synthesize again (after a device fault), in order
   std::map<std::size_t, std::uint32_t> device_faults;  // by partition: device faults met
   bool failed = false, done = false, device_fault = false;
+  std::uint32_t faults = 0;  // device faults its partitions met
   std::string error;
   double seconds = 0;
   std::vector<std::optional<zk::Proof<E>>> proofs;
@@ -118,7 +120,7 @@ Engine<E>::Engine(EngineConfig cfg, std::shared_ptr<GpuStage<E>> gpu,
 
 template <class E>
 Engine<E>::Engine(EngineConfig cfg, std::vector<DeviceStages<E>> devices)
-    : cfg_(detail::checked(cfg, devices.size())),
+    : cfg_(detail::checked(cfg, devices)),
       budget_owner_(cfg.shared_budget ? cfg.shared_budget
                                       : std::make_shared<mem::MemoryBudget>(
                                             cfg.host_budget ? cfg.host_budget : detail::kNoBudget, "host")),
@@ -360,6 +362,7 @@ JobResult<E> Engine<E>::wait(std::uint64_t id) {
   r.ok = !job->failed;
   r.error = job->error;
   r.device_fault = job->device_fault;
+  r.device_faults = job->faults;
   r.seconds = job->seconds;
   if (r.ok) {
     for (auto& p : job->proofs) r.proofs.push_back(*p);

@@ -40,7 +40,9 @@ void Engine<E>::check_devices() {
 
 template <class E>
 void Engine<E>::prove_again(ItemPtr it, const DeviceStages<E>* dev, const std::string& why) {
-  Job& job = *it->job;
+  // Held here: once the item dies the job may end, and wait() may let it go.
+  const std::shared_ptr<Job> keep = it->job;
+  Job& job = *keep;
   const std::size_t index = it->index;
   const std::string down = devices_down();  // "" while a device serves
   std::uint32_t faults = 0;
@@ -49,6 +51,7 @@ void Engine<E>::prove_again(ItemPtr it, const DeviceStages<E>* dev, const std::s
     std::lock_guard lk(mu_);
     if (dev) {
       faults = ++job.device_faults[index];
+      ++job.faults;
       ++stats_.devices[std::size_t(dev - devices_.data())].faults;
     }
     if (!job.failed && down.empty() && faults <= cfg_.device_retries) {
@@ -201,7 +204,7 @@ void Engine<E>::stage_worker(Queue& in, Queue& out, const char* stage, StageStat
       work(*it, *dev);
       const double dt = detail::since(t0);
       mark("end", stage, *it);
-      if (gpu_stage || dev->g2_on_device) dev->state->ran(dt);  // host-thread G2: no device's
+      if (gpu_stage) dev->state->ran(dt);
       {
         std::lock_guard lk(mu_);
         ++(stats_.*stats).items;

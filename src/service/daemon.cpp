@@ -354,9 +354,10 @@ void Daemon::run_partition(const Claim& c) {
         // The engine names the partition ("partition 0: ..."); the store's job error does too.
         error = res.error;
         if (const auto p = fmt::format("partition 0: "); error.starts_with(p)) error = error.substr(p.size());
-        // A job failed by its devices is the devices' fault, not the input's: proved again (by
-        // another daemon, when this one has no device left).
-        devices_down = res.device_fault && !engine.serving();
+        // A job failed by its devices is the devices' fault, not the input's: proved again, as
+        // a new attempt (max_attempts bounds a partition that breaks every device it meets);
+        // given back without spending one only when the devices were out before it came.
+        devices_down = res.device_fault && res.device_faults == 0 && !engine.serving();
         final_failure = res.error != "cancelled" && !res.device_fault;
       }
     });

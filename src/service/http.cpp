@@ -72,7 +72,7 @@ std::string metrics_text(Daemon& d) {
                  .Help("1 while the (logical) device is in service, 0 after a device fault took it out")
                  .Register(reg);
   auto& runs = prometheus::BuildCounter().Name("splitprove_device_partitions_total")
-                   .Help("Stage runs that ended well on the (logical) device, since the process started")
+                   .Help("Partitions whose GPU stage ended well on the (logical) device, since the process started")
                    .Register(reg);
   auto& faults = prometheus::BuildCounter().Name("splitprove_device_faults_total")
                      .Help("Device faults seen on the (logical) device").Register(reg);

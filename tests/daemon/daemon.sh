@@ -263,8 +263,9 @@ PY
   grep -qE '^splitprove_device_faults_total\{device="cpu1",gpu="1"\} [1-9]' <<<"$m" || fail "/metrics: no fault counted on cpu1"
   [[ "$(get /healthz)" == serving ]] || fail "GET /healthz with two devices left: $(get /healthz)"
   stop_term
-  # One device, faulting at once: the partition goes back to the queue (released, not failed),
-  # no further claim is made, /healthz says why; a daemon after it (no fault) proves the job.
+  # One device, faulting at once: the partition goes back to the queue (retried as a new attempt,
+  # or released when the device was out before it came; the job does not fail), no further claim
+  # is made, /healthz says why; a daemon after it (no fault) proves the job.
   export SPLITPROVE_INJECT_DEVICE_FAULT=cpu@1
   start --http 127.0.0.1:0
   unset SPLITPROVE_INJECT_DEVICE_FAULT
@@ -277,7 +278,8 @@ PY
   [[ "$(get /healthz)" == "503 every device is out of service"* ]] || fail "GET /healthz with no device: $(get /healthz)"
   sleep 1
   "$BIN" jobs --server "$S" --job "$J" | grep -q FAILED && fail "the job failed for its daemon's devices"
-  grep -q 'event=partition_released.*every device is out of service' "$W/daemon.log" || fail "no partition was released"
+  grep -qE 'event=partition_(retry|released).*every device is out of service' "$W/daemon.log" \
+    || fail "no partition went back to the queue: $(grep 'event=partition_' "$W/daemon.log" | tail -3)"
   stop_term
   start
   "$BIN" await --server "$S" "$J" --out-dir "$W/out-after" -q || fail "job $J after the restart"
