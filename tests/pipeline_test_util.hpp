@@ -4,8 +4,10 @@
 
 #include <cstdint>
 
+#include "circuit/porep.hpp"
 #include "mem/budget.hpp"
 #include "pipeline/engine.hpp"
+#include "zk/groth16.hpp"
 
 namespace splitprove::testing {
 
@@ -18,6 +20,34 @@ std::uint64_t items_held(pipeline::Engine<E>& engine) {
   EXPECT_EQ(books[mem::Tag::scratch].bytes, engine.worker_scratch_bytes());
   EXPECT_EQ(books[mem::Tag::pinned].bytes, engine.pool_stats().idle_bytes);
   return books.used - books[mem::Tag::scratch].bytes - books[mem::Tag::pinned].bytes;
+}
+
+// A small PoRep-shaped circuit (973 constraints: a domain of 2^10) with data seed `seed`.
+inline circuit::PorepParams small_porep_params(std::uint64_t seed) {
+  circuit::PorepParams p;
+  p.name = "porep-small";
+  p.challenges = 1;
+  p.depth = 2;
+  p.layers = 2;
+  p.parents = 2;
+  p.label_bits = 32;
+  p.tail_constraints = 40;
+  p.seed = seed;
+  return p;
+}
+
+// A finished job of `n` partitions: every proof verifies for its own public inputs, and not for
+// the next partition's (where those differ).
+template <class E>
+void expect_valid_proofs(const pipeline::JobResult<E>& r, const pipeline::Key<E>& key, std::size_t n) {
+  ASSERT_TRUE(r.ok) << r.error;
+  ASSERT_EQ(r.proofs.size(), n);
+  for (std::size_t i = 0; i < n; ++i) {
+    SCOPED_TRACE(i);
+    EXPECT_TRUE(zk::verify<E>(key.pvk, r.publics[i], r.proofs[i]));
+    const auto& other = r.publics[(i + 1) % n];
+    if (other != r.publics[i]) EXPECT_FALSE(zk::verify<E>(key.pvk, other, r.proofs[i]));
+  }
 }
 
 }  // namespace splitprove::testing

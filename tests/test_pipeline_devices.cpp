@@ -24,27 +24,16 @@
 using namespace splitprove;
 using namespace std::chrono_literals;
 using splitprove::testing::items_held;
+using splitprove::testing::small_porep_params;
+using splitprove::testing::expect_valid_proofs;
 using E = ec::Bls12_381;
 using Fr = E::Fr;
 
 namespace {
 
-circuit::PorepParams params(std::uint64_t seed) {
-  circuit::PorepParams p;
-  p.name = "porep-small";
-  p.challenges = 1;  // 973 constraints: a domain of 2^10
-  p.depth = 2;
-  p.layers = 2;
-  p.parents = 2;
-  p.label_bits = 32;
-  p.tail_constraints = 40;
-  p.seed = seed;
-  return p;
-}
-
 struct Native {
   std::shared_ptr<const circuit::ConstraintSystem<Fr>> cs = [] {
-    auto rec = circuit::record_porep<Fr>(params(3));
+    auto rec = circuit::record_porep<Fr>(small_porep_params(3));
     return std::make_shared<const circuit::ConstraintSystem<Fr>>(std::move(rec.cs));
   }();
   std::shared_ptr<const zk::ProvingKey<E>> pk =
@@ -54,7 +43,7 @@ struct Native {
   std::shared_ptr<const pipeline::Key<E>> poison = pipeline::Key<E>::prepare(
       std::make_shared<const zk::ProvingKey<E>>(zk::dev_setup<E>(circuit::to_r1cs<E>(*cs))));
   pipeline::JobSpec<E> job(std::uint64_t seed, std::size_t n) const {
-    return {circuit::porep_source<Fr>(params(seed), cs), key, n};
+    return {circuit::porep_source<Fr>(small_porep_params(seed), cs), key, n};
   }
 };
 
@@ -63,58 +52,38 @@ const Native& native() {
   return n;
 }
 
-void expect_valid(const pipeline::JobResult<E>& r, const pipeline::Key<E>& key, std::size_t n) {
-  ASSERT_TRUE(r.ok) << r.error;
-  ASSERT_EQ(r.proofs.size(), n);
-  for (std::size_t i = 0; i < n; ++i) {
-    SCOPED_TRACE(i);
-    EXPECT_TRUE(zk::verify<E>(key.pvk, r.publics[i], r.proofs[i]));
-    const auto& other = r.publics[(i + 1) % n];
-    if (other != r.publics[i]) EXPECT_FALSE(zk::verify<E>(key.pvk, other, r.proofs[i]));
-  }
-}
-
 // The CPU GPU stage, taking its time (so that every device's worker gets partitions), and
 // faulting (DeviceFault) on every partition of the poison key.
-class TestGpu final : public pipeline::GpuStage<E> {
+class TestGpu final : public pipeline::GpuStageAround<E> {
  public:
   explicit TestGpu(std::chrono::milliseconds delay = 20ms, const pipeline::Key<E>* poison = nullptr)
-      : delay_(delay), poison_(poison) {}
+      : GpuStageAround(pipeline::cpu_gpu_stage<E>()), delay_(delay), poison_(poison) {}
   std::string name() const override { return "test"; }
   zk::G1Results<E> run(const pipeline::Key<E>& key, mem::Buffer<Fr> z, mem::Buffer<Fr> a,
                        mem::Buffer<Fr> b, mem::Buffer<Fr> c) override {
     if (&key == poison_) throw DeviceFault("this key breaks the device");
     std::this_thread::sleep_for(delay_);
-    return inner_->run(key, std::move(z), std::move(a), std::move(b), std::move(c));
+    return GpuStageAround::run(key, std::move(z), std::move(a), std::move(b), std::move(c));
   }
-  std::uint64_t host_scratch_bytes(const pipeline::Key<E>& key,
-                                   const pipeline::PartitionCost& cost) const override {
-    return inner_->host_scratch_bytes(key, cost);
-  }
-  bool frees_inputs_early() const override { return false; }
-  bool locks_host_msms() const override { return true; }
 
  private:
   std::chrono::milliseconds delay_;
   const pipeline::Key<E>* poison_;
-  std::shared_ptr<pipeline::GpuStage<E>> inner_ = pipeline::cpu_gpu_stage<E>();
 };
 
 // The CPU G2 stage "on a device": its `at`-th run throws DeviceFault.
-class FaultyG2 final : public pipeline::G2Stage<E> {
+class FaultyG2 final : public pipeline::G2StageAround<E> {
  public:
-  explicit FaultyG2(int at) : at_(at) {}
+  explicit FaultyG2(int at) : G2StageAround(pipeline::cpu_g2_stage<E>()), at_(at) {}
   std::string name() const override { return "test-g2"; }
   E::G2Jacobian run(const pipeline::Key<E>& key, std::span<const Fr> compact) override {
     if (++runs_ == at_) throw DeviceFault("G2 device lost");
-    return inner_->run(key, compact);
+    return G2StageAround::run(key, compact);
   }
-  bool locks_host_msms() const override { return true; }
 
  private:
   const int at_;
   std::atomic<int> runs_{0};
-  std::shared_ptr<pipeline::G2Stage<E>> inner_ = pipeline::cpu_g2_stage<E>();
 };
 
 // `n` devices of TestGpu stages and the CPU G2 stage, each with a state of its own.
@@ -227,8 +196,8 @@ TEST(PipelineDevices, PartitionsSpreadOverEveryDevice) {
   EXPECT_EQ(engine.config().g2_queue, 3u);  // fit_devices: every device's GPU stage can run at once
   auto a = engine.submit(nv.job(5, 6));
   auto b = engine.submit(nv.job(6, 6));
-  expect_valid(engine.wait(a), *nv.key, 6);
-  expect_valid(engine.wait(b), *nv.key, 6);
+  expect_valid_proofs<E>(engine.wait(a), *nv.key, 6);
+  expect_valid_proofs<E>(engine.wait(b), *nv.key, 6);
   const auto st = engine.stats();
   ASSERT_EQ(st.devices.size(), 3u);
   std::uint64_t sum = 0;
@@ -266,8 +235,8 @@ TEST(PipelineDevices, AFaultyDevicesPartitionsFinishOnTheOthers) {
   pipeline::Engine<E> engine(cfg, backend.stages);
   auto a = engine.submit(nv.job(7, 8));
   auto b = engine.submit(nv.job(8, 4));
-  expect_valid(engine.wait(a), *nv.key, 8);
-  expect_valid(engine.wait(b), *nv.key, 4);
+  expect_valid_proofs<E>(engine.wait(a), *nv.key, 8);
+  expect_valid_proofs<E>(engine.wait(b), *nv.key, 4);
   auto st = engine.stats();
   EXPECT_FALSE(st.devices[1].healthy);
   EXPECT_NE(st.devices[1].error.find("injected device fault"), std::string::npos) << st.devices[1].error;
@@ -283,7 +252,7 @@ TEST(PipelineDevices, AFaultyDevicesPartitionsFinishOnTheOthers) {
   EXPECT_EQ(reported[1].faults, 1u);
   EXPECT_TRUE(reported[0].healthy && reported[2].healthy);
   EXPECT_TRUE(engine.serving());
-  expect_valid(engine.wait(engine.submit(nv.job(9, 3))), *nv.key, 3);
+  expect_valid_proofs<E>(engine.wait(engine.submit(nv.job(9, 3))), *nv.key, 3);
   EXPECT_EQ(engine.stats().devices[1].gpu_items, 1u);
   EXPECT_EQ(items_held(engine), 0u);
   engine.shutdown();
@@ -297,7 +266,7 @@ TEST(PipelineDevices, APartitionThatBreaksDevicesFailsOnlyItsJob) {
   pipeline::EngineConfig cfg;
   cfg.synthesis_workers = 2;
   pipeline::Engine<E> engine(cfg, test_devices(3, nv.poison.get()));
-  auto bad = engine.submit({circuit::porep_source<Fr>(params(10), nv.cs), nv.poison, 1});
+  auto bad = engine.submit({circuit::porep_source<Fr>(small_porep_params(10), nv.cs), nv.poison, 1});
   const auto r = engine.wait(bad);
   EXPECT_FALSE(r.ok);
   EXPECT_TRUE(r.device_fault);
@@ -307,7 +276,7 @@ TEST(PipelineDevices, APartitionThatBreaksDevicesFailsOnlyItsJob) {
   auto st = engine.stats();
   EXPECT_EQ(int(st.devices[0].healthy) + int(st.devices[1].healthy) + int(st.devices[2].healthy), 1);
   EXPECT_TRUE(engine.serving());
-  expect_valid(engine.wait(engine.submit(nv.job(11, 4))), *nv.key, 4);
+  expect_valid_proofs<E>(engine.wait(engine.submit(nv.job(11, 4))), *nv.key, 4);
   EXPECT_EQ(items_held(engine), 0u);
 }
 
@@ -319,7 +288,7 @@ TEST(PipelineDevices, NoDeviceLeftFailsEveryJobAndRefusesNewOnes) {
   cfg.device_retries = 5;
   pipeline::Engine<E> engine(cfg, test_devices(2, nv.poison.get()));
   auto good = engine.submit(nv.job(12, 6));
-  auto bad = engine.submit({circuit::porep_source<Fr>(params(13), nv.cs), nv.poison, 2});
+  auto bad = engine.submit({circuit::porep_source<Fr>(small_porep_params(13), nv.cs), nv.poison, 2});
   const auto rb = engine.wait(bad);
   EXPECT_FALSE(rb.ok);
   EXPECT_TRUE(rb.device_fault);
@@ -351,7 +320,7 @@ TEST(PipelineDevices, AG2DeviceFaultMovesItsWork) {
   cfg.g2_workers = 2;  // worker 1 prefers device 1
   cfg.synthesis_workers = 2;
   pipeline::Engine<E> engine(cfg, devs);
-  expect_valid(engine.wait(engine.submit(nv.job(15, 6))), *nv.key, 6);
+  expect_valid_proofs<E>(engine.wait(engine.submit(nv.job(15, 6))), *nv.key, 6);
   const auto st = engine.stats();
   EXPECT_TRUE(st.devices[0].healthy);
   EXPECT_FALSE(st.devices[1].healthy);

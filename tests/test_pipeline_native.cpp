@@ -16,26 +16,15 @@
 
 using namespace splitprove;
 using splitprove::testing::items_held;
+using splitprove::testing::small_porep_params;
+using splitprove::testing::expect_valid_proofs;
 using E = ec::Bls12_381;
 using Fr = E::Fr;
 
 namespace {
 
-circuit::PorepParams small_params(std::uint64_t seed) {
-  circuit::PorepParams p;
-  p.name = "porep-small";
-  p.challenges = 1;  // 973 constraints: a domain of 2^10
-  p.depth = 2;
-  p.layers = 2;
-  p.parents = 2;
-  p.label_bits = 32;
-  p.tail_constraints = 40;
-  p.seed = seed;
-  return p;
-}
-
 struct Native {
-  circuit::PorepParams params = small_params(3);
+  circuit::PorepParams params = small_porep_params(3);
   std::shared_ptr<const circuit::ConstraintSystem<Fr>> cs = [&] {
     auto rec = circuit::record_porep<Fr>(params);
     return std::make_shared<const circuit::ConstraintSystem<Fr>>(std::move(rec.cs));
@@ -50,17 +39,6 @@ const Native& native() {
   return n;
 }
 
-void expect_valid(const pipeline::JobResult<E>& r, const pipeline::Key<E>& key, std::size_t n) {
-  ASSERT_TRUE(r.ok) << r.error;
-  ASSERT_EQ(r.proofs.size(), n);
-  for (std::size_t i = 0; i < n; ++i) {
-    SCOPED_TRACE(i);
-    EXPECT_TRUE(zk::verify<E>(key.pvk, r.publics[i], r.proofs[i]));
-    const auto& other = r.publics[(i + 1) % n];
-    if (other != r.publics[i]) EXPECT_FALSE(zk::verify<E>(key.pvk, other, r.proofs[i]));
-  }
-}
-
 }  // namespace
 
 TEST(PipelineNative, PorepPartitionsProveAndVerify) {
@@ -70,11 +48,11 @@ TEST(PipelineNative, PorepPartitionsProveAndVerify) {
   cfg.gpu_workers = 2;
   pipeline::Engine<E> engine(cfg);
   auto a = engine.submit({circuit::porep_source<Fr>(nv.params, nv.cs), nv.key, 4});
-  auto b = engine.submit({circuit::porep_source<Fr>(small_params(4), nv.cs), nv.key, 3});
+  auto b = engine.submit({circuit::porep_source<Fr>(small_porep_params(4), nv.cs), nv.key, 3});
   auto ra = engine.wait(a);
   auto rb = engine.wait(b);
-  expect_valid(ra, *nv.key, 4);
-  expect_valid(rb, *nv.key, 3);
+  expect_valid_proofs<E>(ra, *nv.key, 4);
+  expect_valid_proofs<E>(rb, *nv.key, 3);
   // Different data seeds give different statements (the Merkle roots differ).
   EXPECT_NE(ra.publics[0], rb.publics[0]);
   // Left: the workers' scratch and the pool's idle recycled pages.
@@ -116,7 +94,7 @@ TEST(PipelineNative, BrokenConstraintFailsOnlyItsJob) {
   EXPECT_NE(rb.error.find("partition 2"), std::string::npos) << rb.error;
   EXPECT_NE(rb.error.find("constraint"), std::string::npos) << rb.error;
   EXPECT_NE(rb.error.find("unsatisfied"), std::string::npos) << rb.error;
-  expect_valid(engine.wait(id_good), *nv.key, 3);
+  expect_valid_proofs<E>(engine.wait(id_good), *nv.key, 3);
   // Only the workers' scratch and the pool's idle recycled pages (tag pinned) are left.
   EXPECT_EQ(items_held(engine), 0u);
   auto books = engine.budget().books();

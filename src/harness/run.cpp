@@ -26,45 +26,35 @@ using Clock = std::chrono::steady_clock;
 
 // Stages padded with a fixed wait that stands for device time (RunOptions::gpu_delay, g2_delay).
 template <class E>
-class DelayedGpu final : public GpuStage<E> {
+class DelayedGpu final : public GpuStageAround<E> {
  public:
+  using Fr = typename E::Fr;
   DelayedGpu(std::shared_ptr<GpuStage<E>> in, std::chrono::milliseconds d)
-      : in_(std::move(in)), d_(d) {}
-  std::string name() const override { return fmt::format("{}+{}ms", in_->name(), d_.count()); }
-  zk::G1Results<E> run(const Key<E>& key, mem::Buffer<typename E::Fr> z,
-                       mem::Buffer<typename E::Fr> a, mem::Buffer<typename E::Fr> b,
-                       mem::Buffer<typename E::Fr> c) override {
+      : GpuStageAround<E>(std::move(in)), d_(d) {}
+  std::string name() const override { return fmt::format("{}+{}ms", this->inner_->name(), d_.count()); }
+  zk::G1Results<E> run(const Key<E>& key, mem::Buffer<Fr> z, mem::Buffer<Fr> a, mem::Buffer<Fr> b,
+                       mem::Buffer<Fr> c) override {
     std::this_thread::sleep_for(d_);
-    return in_->run(key, std::move(z), std::move(a), std::move(b), std::move(c));
+    return GpuStageAround<E>::run(key, std::move(z), std::move(a), std::move(b), std::move(c));
   }
-  std::uint64_t host_scratch_bytes(const Key<E>& key, const PartitionCost& c) const override {
-    return in_->host_scratch_bytes(key, c);
-  }
-  bool frees_inputs_early() const override { return in_->frees_inputs_early(); }
-  bool locks_host_msms() const override { return in_->locks_host_msms(); }
 
  private:
-  std::shared_ptr<GpuStage<E>> in_;
   std::chrono::milliseconds d_;
 };
 
 template <class E>
-class DelayedG2 final : public G2Stage<E> {
+class DelayedG2 final : public G2StageAround<E> {
  public:
+  using Fr = typename E::Fr;
   DelayedG2(std::shared_ptr<G2Stage<E>> in, std::chrono::milliseconds d)
-      : in_(std::move(in)), d_(d) {}
-  std::string name() const override { return fmt::format("{}+{}ms", in_->name(), d_.count()); }
-  typename E::G2Jacobian run(const Key<E>& key, std::span<const typename E::Fr> s) override {
+      : G2StageAround<E>(std::move(in)), d_(d) {}
+  std::string name() const override { return fmt::format("{}+{}ms", this->inner_->name(), d_.count()); }
+  typename E::G2Jacobian run(const Key<E>& key, std::span<const Fr> s) override {
     std::this_thread::sleep_for(d_);
-    return in_->run(key, s);
+    return G2StageAround<E>::run(key, s);
   }
-  std::uint64_t host_scratch_bytes(const Key<E>& key, const PartitionCost& c) const override {
-    return in_->host_scratch_bytes(key, c);
-  }
-  bool locks_host_msms() const override { return in_->locks_host_msms(); }
 
  private:
-  std::shared_ptr<G2Stage<E>> in_;
   std::chrono::milliseconds d_;
 };
 

@@ -109,48 +109,33 @@ class FaultCounter {
 };
 
 template <class E>
-class FaultyGpuStage final : public GpuStage<E> {
+class FaultyGpuStage final : public GpuStageAround<E> {
  public:
   using Fr = typename E::Fr;
   FaultyGpuStage(std::shared_ptr<GpuStage<E>> inner, std::shared_ptr<FaultCounter> c)
-      : inner_(std::move(inner)), c_(std::move(c)) {}
-  std::string name() const override { return inner_->name(); }
+      : GpuStageAround<E>(std::move(inner)), c_(std::move(c)) {}
   zk::G1Results<E> run(const Key<E>& key, mem::Buffer<Fr> z, mem::Buffer<Fr> a, mem::Buffer<Fr> b,
                        mem::Buffer<Fr> c) override {
     c_->tick("GPU");
-    return inner_->run(key, std::move(z), std::move(a), std::move(b), std::move(c));
+    return GpuStageAround<E>::run(key, std::move(z), std::move(a), std::move(b), std::move(c));
   }
-  std::uint64_t host_scratch_bytes(const Key<E>& key, const PartitionCost& cost) const override {
-    return inner_->host_scratch_bytes(key, cost);
-  }
-  bool frees_inputs_early() const override { return inner_->frees_inputs_early(); }
-  bool locks_host_msms() const override { return inner_->locks_host_msms(); }
-  std::string phase_report() const override { return inner_->phase_report(); }
-  void reset_phase_report() override { inner_->reset_phase_report(); }
 
  private:
-  std::shared_ptr<GpuStage<E>> inner_;
   std::shared_ptr<FaultCounter> c_;
 };
 
 template <class E>
-class FaultyG2Stage final : public G2Stage<E> {
+class FaultyG2Stage final : public G2StageAround<E> {
  public:
   using Fr = typename E::Fr;
   FaultyG2Stage(std::shared_ptr<G2Stage<E>> inner, std::shared_ptr<FaultCounter> c)
-      : inner_(std::move(inner)), c_(std::move(c)) {}
-  std::string name() const override { return inner_->name(); }
+      : G2StageAround<E>(std::move(inner)), c_(std::move(c)) {}
   typename E::G2Jacobian run(const Key<E>& key, std::span<const Fr> compact) override {
     c_->tick("G2");
-    return inner_->run(key, compact);
+    return G2StageAround<E>::run(key, compact);
   }
-  std::uint64_t host_scratch_bytes(const Key<E>& key, const PartitionCost& cost) const override {
-    return inner_->host_scratch_bytes(key, cost);
-  }
-  bool locks_host_msms() const override { return inner_->locks_host_msms(); }
 
  private:
-  std::shared_ptr<G2Stage<E>> inner_;
   std::shared_ptr<FaultCounter> c_;
 };
 

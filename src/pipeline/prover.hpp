@@ -175,6 +175,48 @@ class G2Stage {
   virtual bool locks_host_msms() const { return false; }
 };
 
+// A stage around another one: every question goes to `inner`; a subclass changes what it must
+// (the fault injection of pipeline/backend.cpp, the harness's delayed stages, test stages).
+template <class E>
+class GpuStageAround : public GpuStage<E> {
+ public:
+  using Fr = typename E::Fr;
+  explicit GpuStageAround(std::shared_ptr<GpuStage<E>> inner) : inner_(std::move(inner)) {}
+  std::string name() const override { return inner_->name(); }
+  zk::G1Results<E> run(const Key<E>& key, mem::Buffer<Fr> z, mem::Buffer<Fr> a, mem::Buffer<Fr> b,
+                       mem::Buffer<Fr> c) override {
+    return inner_->run(key, std::move(z), std::move(a), std::move(b), std::move(c));
+  }
+  std::uint64_t host_scratch_bytes(const Key<E>& key, const PartitionCost& cost) const override {
+    return inner_->host_scratch_bytes(key, cost);
+  }
+  bool frees_inputs_early() const override { return inner_->frees_inputs_early(); }
+  bool locks_host_msms() const override { return inner_->locks_host_msms(); }
+  std::string phase_report() const override { return inner_->phase_report(); }
+  void reset_phase_report() override { inner_->reset_phase_report(); }
+
+ protected:
+  std::shared_ptr<GpuStage<E>> inner_;
+};
+
+template <class E>
+class G2StageAround : public G2Stage<E> {
+ public:
+  using Fr = typename E::Fr;
+  explicit G2StageAround(std::shared_ptr<G2Stage<E>> inner) : inner_(std::move(inner)) {}
+  std::string name() const override { return inner_->name(); }
+  typename E::G2Jacobian run(const Key<E>& key, std::span<const Fr> compact) override {
+    return inner_->run(key, compact);
+  }
+  std::uint64_t host_scratch_bytes(const Key<E>& key, const PartitionCost& cost) const override {
+    return inner_->host_scratch_bytes(key, cost);
+  }
+  bool locks_host_msms() const override { return inner_->locks_host_msms(); }
+
+ protected:
+  std::shared_ptr<G2Stage<E>> inner_;
+};
+
 // partition_cost with the stages' own report of their per-worker host scratch (what the engine
 // reserves per GPU / G2 worker for this backend). Defined here with the stages' defaults, so that
 // a backend's stages (src/cuda) need no explicit instantiation of their base classes.
