@@ -181,6 +181,69 @@ TYPED_TEST(Groth16, DevSetupOfNativeCircuit) {
   }
 }
 
+// The H basis at τ without a domain of 2n: L^(2n)_(2i+1)(τ) from H's own Lagrange basis at τ/ω_2n
+// equals the odd entries of the basis of the domain of 2n; the monomial basis is τ^i·Z(τ).
+TYPED_TEST(Groth16, HBasisAtTauMatchesTheDomainOfTwiceTheSize) {
+  ENGINE_TYPES;
+  for (unsigned k : {1u, 2u, 5u, 9u}) {
+    SCOPED_TRACE(k);
+    const poly::Domain<Fr> d(k), d2(k + 1);
+    const Fr tau = Fr::random(rng());
+    const auto odd = zk::h_basis_at(d, tau, zk::HBasis::odd_coset);
+    const auto all = d2.lagrange_at(tau);
+    ASSERT_EQ(odd.size(), d.size());
+    for (size_t i = 0; i < d.size(); ++i) EXPECT_EQ(odd[i], all[2 * i + 1]) << i;
+    const auto mono = zk::h_basis_at(d, tau, zk::HBasis::monomial);
+    Fr t = d.vanishing_at(tau);
+    for (size_t i = 0; i < d.size(); ++i, t *= tau) EXPECT_EQ(mono[i], t) << i;
+    // τ on the domain of 2n (an odd point): the basis is one-hot there.
+    const Fr on = d2.omega() * d2.omega().square();  // ω_2n^3, odd point 1
+    const auto hot = zk::h_basis_at(d, on, zk::HBasis::odd_coset);
+    if (d.size() > 1)
+      for (size_t i = 0; i < d.size(); ++i) EXPECT_EQ(hot[i], i == 1 ? Fr::one() : Fr::zero()) << i;
+  }
+}
+
+// dev_setup_scalars stops at the scalars of the key's point vectors: its key has the sizes, α, β,
+// γ, δ and IC but no points, the coefficient list only when asked for, and the points made from
+// the scalars (here on the host, one product at a time) complete a key that proves and verifies.
+TYPED_TEST(Groth16, DevSetupScalarsCompleteToAWorkingKey) {
+  ENGINE_TYPES;
+  const uint32_t steps = 40;
+  auto cs = chain_r1cs<E>(steps);
+  auto w = chain_witness<E>(steps, Fr::random(rng()), Fr::random(rng()));
+  EXPECT_TRUE(zk::dev_setup_scalars<E>(cs, {}, zk::HBasis::odd_coset, false).pk.coeffs.empty());
+  auto sk = zk::dev_setup_scalars<E>(cs);
+  zk::ProvingKey<E> pk = sk.pk;
+  EXPECT_TRUE(pk.a.empty() && pk.b1.empty() && pk.b2.empty() && pk.c.empty() && pk.h.empty());
+  EXPECT_FALSE(pk.coeffs.empty());
+  ASSERT_EQ(pk.ic.size(), pk.n_public + 1u);
+  const auto& ks = sk.scalars;
+  ASSERT_EQ(ks.a.size(), pk.n_vars);
+  ASSERT_EQ(ks.b.size(), pk.n_vars);
+  ASSERT_EQ(ks.l.size(), pk.n_vars - pk.n_public - 1);
+  ASSERT_EQ(ks.h.size(), pk.domain_size);
+  EXPECT_GE(ks.bytes(), (3 * ks.a.size() + ks.h.size()) * sizeof(Fr));
+  auto g1 = [](const std::vector<Fr>& v) {
+    std::vector<typename E::G1Affine> out;
+    for (const auto& k : v) out.push_back(E::G1::mul_ct(E::G1Affine::generator(), k).to_affine());
+    return out;
+  };
+  std::vector<typename E::G2Affine> b2;
+  for (const auto& k : ks.b) b2.push_back(E::G2::mul_ct(E::G2Affine::generator(), k).to_affine());
+  pk.a = g1(ks.a);
+  pk.b1 = g1(ks.b);
+  pk.b2 = std::move(b2);
+  pk.c = g1(ks.l);
+  pk.h = g1(ks.h);
+  auto pvk = zk::prepare<E>(zk::verifying_key(pk));
+  auto pub = zk::public_inputs<E>(pk, w);
+  EXPECT_TRUE(zk::verify<E>(pvk, pub, zk::prove<E>(pk, w)));
+  auto wb = w;
+  wb[4] += Fr::one();
+  EXPECT_FALSE(zk::verify<E>(pvk, zk::public_inputs<E>(pk, wb), zk::prove<E>(pk, wb)));
+}
+
 // Keys with the monomial H basis τ^i·Z(τ)/δ (bellman-style): the prover takes h's coefficients
 // (poly::h_coefficients) as the H scalars. Proofs verify, a wrong witness fails, the basis flag
 // matters (the same key read as odd-coset gives a failing proof), and .zkey refuses such a key.

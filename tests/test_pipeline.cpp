@@ -852,3 +852,39 @@ TEST(BenchCircuits, SizesAreBoundedByMemoryNotByAFixedRange) {
   EXPECT_LT(harness::dev_key_bytes_bound<E>(24), 16 * GiB);
   EXPECT_EQ(harness::dev_key_bytes_bound<E>(25), 2 * harness::dev_key_bytes_bound<E>(24));
 }
+
+// A benchmark key whose points the GPU makes (--key-on device): the host holds their scalars only,
+// the G2 MSM's wires are those of a host key of the same circuit, the bound of what the host
+// needs is a fraction of a host key's, and the host stages refuse such a key by name (the job
+// fails; nothing is proved with points that are not there).
+TEST(BenchCircuits, KeyMadeOnTheDeviceHoldsScalarsAndTheHostStagesRefuseIt) {
+  constexpr std::uint64_t GiB = mem::GiB;
+  const auto dev = harness::make_bench_circuit<E>("porep", 10, 1, harness::KeyPoints::device);
+  const auto host = harness::make_bench_circuit<E>("porep", 10, 1, harness::KeyPoints::host);
+  ASSERT_TRUE(dev.key->points_on_device());
+  EXPECT_FALSE(host.key->points_on_device());
+  const auto& pk = *dev.key->pk;
+  EXPECT_TRUE(pk.a.empty() && pk.b1.empty() && pk.b2.empty() && pk.c.empty() && pk.h.empty());
+  EXPECT_TRUE(pk.coeffs.empty());  // the native source does not evaluate A·z by the key
+  EXPECT_EQ(pk.n_vars, host.key->pk->n_vars);
+  EXPECT_EQ(pk.domain_size, host.key->pk->domain_size);
+  EXPECT_EQ(dev.key->g2.wires, host.key->g2.wires);
+  EXPECT_TRUE(dev.key->g2.bases.empty());
+  const auto g2s = dev.key->g2_scalars();
+  ASSERT_EQ(g2s.size(), dev.key->g2.size());
+  for (const auto& s : g2s) EXPECT_FALSE(s.is_zero());
+  EXPECT_EQ(dev.key->points->a.size(), pk.n_vars);
+  EXPECT_EQ(dev.key->points->h.size(), pk.domain_size);
+  // What the host needs while it is made: 7 scalars a variable against 4 G1 and 1 G2 point.
+  EXPECT_LT(harness::dev_key_bytes_bound<E>(27, harness::KeyPoints::device),
+            harness::dev_key_bytes_bound<E>(27) / 2);
+  EXPECT_NO_THROW(harness::check_bench_size<E>(27, 64 * GiB, harness::KeyPoints::device));
+  EXPECT_THROW(harness::check_bench_size<E>(27, 64 * GiB, harness::KeyPoints::host), Error);
+  pipeline::Engine<E> engine(pipeline::EngineConfig{}, pipeline::cpu_gpu_stage<E>(),
+                             pipeline::cpu_g2_stage<E>());
+  const auto r = engine.wait(engine.submit({dev.source(0), dev.key, 1}));
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.error.find("made on the device"), std::string::npos) << r.error;
+  engine.shutdown();
+  EXPECT_EQ(engine.budget().books().used, 0u);
+}

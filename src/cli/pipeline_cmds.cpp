@@ -38,6 +38,7 @@ struct BenchArgs {
   std::string size = "2^12", circuit = "porep", budget, out, gpu_delay = "0", g2_delay = "0";
   std::string curve = "bls12-381";  // the benchmark circuit's curve: bls12-381 or bn254
   std::string sweep_pw, sweep_jobs;  // sweep mode: comma-separated lists
+  std::string key_on = "auto";       // where the development key's points are made
   std::uint32_t sweep_reps = 1;      // sweep mode: runs of each cell
   bool check = false;                // exit 3 when the acceptance checks fail
   harness::RunOptions run;
@@ -73,6 +74,31 @@ std::vector<std::uint32_t> parse_list(const std::string& s, const char* what) {
 
 std::string mib(std::uint64_t b) { return fmt::format("{:.1f}", double(b) / double(1 << 20)); }
 
+// --key-on: host, device (the GPU makes the key's points where the CUDA stages use them), or auto:
+// the device from 2^20 up when both the GPU and the G2 stage run on a GPU. Says why not when
+// "device" cannot be had.
+template <class E>
+harness::KeyPoints key_points(const BenchArgs& a, unsigned k) {
+  if (a.key_on != "host" && a.key_on != "device" && a.key_on != "auto")
+    throw Error(fmt::format("--key-on '{}': expected host, device or auto", a.key_on));
+  if (a.key_on == "host") return harness::KeyPoints::host;
+  const auto& req = a.run.backend;
+  if (a.key_on == "auto" && (k < 20 || req.backend == "cpu" || req.g2_on == "cpu"))
+    return harness::KeyPoints::host;
+  const pipeline::Backend<E> be = pipeline::make_backend<E>(req);
+  const bool device = be.name == "cuda" && be.g2().name() == "cuda";
+  if (!device && a.key_on == "device")
+    throw Error(fmt::format(
+        "--key-on device: the key's points are made on the GPU only for GPU and G2 stages on a "
+        "GPU (--backend cuda --g2-on gpu); these stages are {}",
+        be.describe()));
+  return device ? harness::KeyPoints::device : harness::KeyPoints::host;
+}
+
+const char* key_points_name(harness::KeyPoints w) {
+  return w == harness::KeyPoints::device ? "made on the GPU" : "made on the host";
+}
+
 // Sweep mode: one circuit and key, then one engine run per (pw, jobs), each with its own files in
 // OUT/pw<p>-j<j>/ (report.txt and run_jobs's files), one table row per run on stdout and in
 // OUT/sweep.md, and the acceptance checks at the end.
@@ -92,9 +118,11 @@ void run_sweep(BenchArgs& a, unsigned k) {
   const std::string out = a.run.out_dir;
   std::filesystem::create_directories(out);
   const auto t0 = std::chrono::steady_clock::now();
-  std::fprintf(stderr, "sweep: building the %s circuit at 2^%u over %s and its development key...\n",
-               a.circuit.c_str(), k, std::string(E::kName).c_str());
-  auto bc = harness::make_bench_circuit<E>(a.circuit, k, a.run.partitions);
+  const harness::KeyPoints where = key_points<E>(a, k);
+  std::fprintf(stderr,
+               "sweep: building the %s circuit at 2^%u over %s and its development key (points %s)...\n",
+               a.circuit.c_str(), k, std::string(E::kName).c_str(), key_points_name(where));
+  auto bc = harness::make_bench_circuit<E>(a.circuit, k, a.run.partitions, where);
   std::fprintf(stderr, "sweep: %s ready in %.1f s\n", bc.name.c_str(), seconds_since(t0));
   const std::string head =
       "| run | pw | jobs | partitions | wall s | partitions/s | stage means s (synth / gpu / g2) "
@@ -253,9 +281,12 @@ void run_bench(BenchArgs& a, bool demo) {
 #endif
   if (sweep) return run_sweep<E>(a, k);
   const auto t0 = std::chrono::steady_clock::now();
-  std::fprintf(stderr, "%s: building the %s circuit at 2^%u over %s and its development key...\n",
-               demo ? "demo" : "bench", a.circuit.c_str(), k, std::string(E::kName).c_str());
-  auto bc = harness::make_bench_circuit<E>(a.circuit, k, a.run.partitions);
+  const harness::KeyPoints where = key_points<E>(a, k);
+  std::fprintf(stderr,
+               "%s: building the %s circuit at 2^%u over %s and its development key (points %s)...\n",
+               demo ? "demo" : "bench", a.circuit.c_str(), k, std::string(E::kName).c_str(),
+               key_points_name(where));
+  auto bc = harness::make_bench_circuit<E>(a.circuit, k, a.run.partitions, where);
   std::fprintf(stderr,
                "%s: %s ready in %.1f s (%u variables, %zu B-dense); proving %u job(s) of "
                "%u partitions...\n",
@@ -312,6 +343,11 @@ void add_engine_options(CLI::App* c, BenchArgs& a) {
                 "where the G2 stage runs: auto (the GPU with the cuda backend), cpu or gpu")
       ->capture_default_str();
   add_device_options(c, a.run.backend.devices, a.run.backend.logical_devices);
+  c->add_option("--key-on", a.key_on,
+                "where the development key's points are made: host, device (on the GPU, where "
+                "the CUDA stages use them: seconds instead of minutes at 2^24, and no host copy), "
+                "or auto (device from 2^20 up when the GPU and G2 stages run on a GPU)")
+      ->capture_default_str();
   c->add_option("--gpu-delay", a.gpu_delay,
                 "fixed time added to each GPU stage, standing for device time (e.g. 200ms)");
   c->add_option("--g2-delay", a.g2_delay,

@@ -88,6 +88,12 @@ class DeviceBases {
   size_t n_ = 0;
 };
 
+// bases[i] = scalars[i]·G, G the group's generator, made on the device (cuda/fixed_base.cuh): the
+// point vectors of a development key (zk::dev_setup_scalars) made where the prover uses them.
+// Scalars in Montgomery form, as the host holds them.
+template <class C>
+DeviceBases<C> generator_multiples(DevicePool& pool, std::span<const typename C::Fr> scalars);
+
 // Σ scalars[i]·bases[i] for i < n (n <= bases.size()); d_scalars: n device Fr elements.
 template <class C>
 typename C::Jacobian msm(DevicePool& pool, const DeviceBases<C>& bases, const void* d_scalars,

@@ -864,8 +864,15 @@ typename C::Jacobian msm_host(DevicePool& pool, std::span<const typename C::Affi
   return msm<C>(pool, db, sc.get(), scalars.size(), ScalarForm::montgomery, opt, stats, nullptr);
 }
 
+}  // namespace splitprove::cuda
+
+#include "cuda/fixed_base.cuh"
+
+namespace splitprove::cuda {
+
 #define SPLITPROVE_CUDA_MSM_INSTANTIATE(C)                                                         \
   template class DeviceBases<C>;                                                                   \
+  template DeviceBases<C> generator_multiples<C>(DevicePool&, std::span<const C::Fr>);             \
   template C::Jacobian msm<C>(DevicePool&, const DeviceBases<C>&, const void*, size_t, ScalarForm, \
                               const MsmOptions&, MsmStats*, CUstream_st*);                         \
   template C::Jacobian msm_host<C>(DevicePool&, std::span<const C::Affine>,                        \

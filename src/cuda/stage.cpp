@@ -123,14 +123,33 @@ class Gpu {
     }
     auto rk = std::make_shared<ResidentKey<E>>();
     rk->owner = key.pk;
-    const std::uint64_t g1_pts = pk->a.size() + pk->b1.size() + pk->c.size() + pk->h.size();
+    // Its points: A, B1 (n_vars each), L (the private wires), H (the domain); B2's compact bases.
+    const std::uint64_t private_vars = pk->n_vars - pk->n_public - 1;
+    const std::uint64_t g1_pts = 2 * std::uint64_t(pk->n_vars) + private_vars + pk->domain_size;
     const std::uint64_t need = g1_pts * DeviceBases<G1>::kPointBytes +
                                key.g2.size() * DeviceBases<G2>::kPointBytes;
     const std::uint64_t work = std::uint64_t(std::max(1u, opts_.workers)) *
                                worker_bytes(pk->domain_size, pk->n_vars);
     std::uint64_t held = 0;
     for (const auto& [_, k] : keys_) held += k->bytes();
-    if (opts_.never_resident || held + need + work > budget_->capacity()) {
+    const bool fits = held + need + work <= budget_->capacity();
+    if (key.points_on_device()) {
+      // Made here from their scalars: there are no host points to stream.
+      if (!fits)
+        throw Error(fmt::format(
+            "{}: the proving key's points are made on the device and need {} there, beside {} "
+            "of other resident keys and {} of GPU work ({} workers), on a device budget of {}; "
+            "a key of that size needs a larger device or its points on the host",
+            opts_.name, mem::format_bytes(need), mem::format_bytes(held), mem::format_bytes(work),
+            std::max(1u, opts_.workers), mem::format_bytes(budget_->capacity())));
+      const auto& s = *key.points;
+      rk->a = std::make_unique<DeviceBases<G1>>(generator_multiples<G1>(*pool_, s.a));
+      rk->b1 = std::make_unique<DeviceBases<G1>>(generator_multiples<G1>(*pool_, s.b));
+      rk->l = std::make_unique<DeviceBases<G1>>(generator_multiples<G1>(*pool_, s.l));
+      rk->h = std::make_unique<DeviceBases<G1>>(generator_multiples<G1>(*pool_, s.h));
+      if (want_b2) upload_b2_locked(*rk, key);
+      ++uploads_;
+    } else if (opts_.never_resident || !fits) {
       rk->streamed = true;
       ++streamed_;
     } else {
@@ -177,7 +196,11 @@ class Gpu {
  private:
   template <class E>
   void upload_b2_locked(ResidentKey<E>& rk, const pipeline::Key<E>& key) {
-    rk.b2 = std::make_unique<DeviceBases<typename E::G2>>(*pool_, std::span(key.g2.bases));
+    using G2 = typename E::G2;
+    if (key.points_on_device())
+      rk.b2 = std::make_unique<DeviceBases<G2>>(generator_multiples<G2>(*pool_, key.g2_scalars()));
+    else
+      rk.b2 = std::make_unique<DeviceBases<G2>>(*pool_, std::span(key.g2.bases));
   }
   void drop_dead_locked() {
     for (auto it = keys_.begin(); it != keys_.end();)

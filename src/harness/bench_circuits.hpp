@@ -99,13 +99,21 @@ io::Witness<E> chain_witness(std::uint32_t steps, std::uint64_t x0, std::uint64_
 
 }  // namespace detail
 
+// Where a benchmark's development key has its points: made on the host (every stage can use
+// them), or made by the GPU where the CUDA stages use them (zk::dev_setup_scalars; the host keeps
+// the scalars: a 2^27 key is ~70 GiB of points and hours of host work, seconds on an H200).
+enum class KeyPoints { host, device };
+
 // Host bytes the development key of a 2^k benchmark circuit takes at most while it is made: each
 // of its at most 2^k variables has A, B1 and L points in G1 and a B2 point in G2, the H basis has
 // 2^k G1 points, and the recorded circuit, the setup's vectors and the prepared key come on top
 // (the factor 3/2: at 2^24 over BLS12-381 the points are 9.6 GiB and the process held 14.5 GiB).
+// With the points on the device the host holds their scalars (A, B, L, H, and B2's compact copy)
+// and, while they are made, the Lagrange basis and the third QAP vector: at most 7 per variable.
 template <class E>
-std::uint64_t dev_key_bytes_bound(unsigned k) {
+std::uint64_t dev_key_bytes_bound(unsigned k, KeyPoints where = KeyPoints::host) {
   const std::uint64_t n = std::uint64_t(1) << k;
+  if (where == KeyPoints::device) return n * 7 * sizeof(typename E::Fr) / 2 * 3;
   const std::uint64_t g1 = sizeof(typename E::G1::Affine), g2 = sizeof(typename E::G2::Affine);
   return n * (4 * g1 + g2) / 2 * 3;
 }
@@ -114,25 +122,42 @@ std::uint64_t dev_key_bytes_bound(unsigned k) {
 // its development key fits in the memory the machine has now (`available`; the message gives the
 // numbers). A key beyond that comes from a .zkey (`splitprove prove`, the daemon).
 template <class E>
-void check_bench_size(unsigned k, std::uint64_t available) {
+void check_bench_size(unsigned k, std::uint64_t available, KeyPoints where = KeyPoints::host) {
   const unsigned max = poly::Domain<typename E::Fr>::kMaxLogSize;
   if (k < 4 || k > max)
     throw Error(fmt::format("--size: 2^{} outside 2^4..2^{} (the domains of {} stop there)", k, max,
                             E::kName));
-  const std::uint64_t need = dev_key_bytes_bound<E>(k);
+  const std::uint64_t need = dev_key_bytes_bound<E>(k, where);
   if (need > available)
-    throw Error(fmt::format(
-        "--size: 2^{}: the development key of this benchmark circuit needs up to {} of host memory "
-        "while it is made ({} variables at most, each with three G1 and one G2 point, and {} H "
-        "points), and this machine has {} available; prove a key of that size from a .zkey",
-        k, mem::format_bytes(need), std::uint64_t(1) << k, std::uint64_t(1) << k,
-        mem::format_bytes(available)));
+    throw Error(
+        where == KeyPoints::host
+            ? fmt::format(
+                  "--size: 2^{}: the development key of this benchmark circuit needs up to {} of "
+                  "host memory while it is made ({} variables at most, each with three G1 and one "
+                  "G2 point, and {} H points), and this machine has {} available; make its points "
+                  "on the GPU (--key-on device) or prove a key of that size from a .zkey",
+                  k, mem::format_bytes(need), std::uint64_t(1) << k, std::uint64_t(1) << k,
+                  mem::format_bytes(available))
+            : fmt::format(
+                  "--size: 2^{}: the development key of this benchmark circuit needs up to {} of "
+                  "host memory while its scalars are made (at most 7 field elements for each of "
+                  "its {} variables), and this machine has {} available",
+                  k, mem::format_bytes(need), std::uint64_t(1) << k, mem::format_bytes(available)));
 }
 
 // `partitions`: how many witnesses each job's source holds.
 template <class E>
-BenchCircuit<E> make_bench_circuit(const std::string& kind, unsigned k, std::uint32_t partitions) {
-  check_bench_size<E>(k, util::available_memory());
+BenchCircuit<E> make_bench_circuit(const std::string& kind, unsigned k, std::uint32_t partitions,
+                                   KeyPoints where = KeyPoints::host) {
+  check_bench_size<E>(k, util::available_memory(), where);
+  // The key of `r1cs`; the coefficient list only where the source evaluates A·z and B·z by it.
+  auto setup = [where](const zk::R1cs<E>& r1cs, bool coefficients) {
+    if (where == KeyPoints::device)
+      return pipeline::Key<E>::prepare_on_device(
+          zk::dev_setup_scalars<E>(r1cs, {}, zk::HBasis::odd_coset, coefficients));
+    return pipeline::Key<E>::prepare(
+        std::make_shared<const zk::ProvingKey<E>>(zk::dev_setup<E>(r1cs)));
+  };
   if (kind == "porep") {
     if (k < 10)
       throw Error(fmt::format("--size: the porep circuit needs at least 2^10 (got 2^{})", k));
@@ -140,10 +165,9 @@ BenchCircuit<E> make_bench_circuit(const std::string& kind, unsigned k, std::uin
     const circuit::PorepParams params = circuit::porep_for_log2(k, 1);
     auto rec = circuit::record_porep<Fr>(params);
     auto cs = std::make_shared<const circuit::ConstraintSystem<Fr>>(std::move(rec.cs));
-    auto pk = std::make_shared<const zk::ProvingKey<E>>(zk::dev_setup<E>(circuit::to_r1cs<E>(*cs)));
     BenchCircuit<E> bc;
     bc.name = params.name;
-    bc.key = pipeline::Key<E>::prepare(pk);
+    bc.key = setup(circuit::to_r1cs<E>(*cs), /*coefficients=*/where == KeyPoints::host);
     bc.source = [params, cs](std::uint32_t job) {
       circuit::PorepParams p = params;
       p.seed = job + 1;
@@ -155,10 +179,10 @@ BenchCircuit<E> make_bench_circuit(const std::string& kind, unsigned k, std::uin
     // n_constraints + n_public + 1 rows < 2^k: steps + 2 constraints, 2 public.
     const std::uint32_t steps = (std::uint32_t(1) << k) - 6;
     auto r1cs = std::make_shared<const io::R1cs<E>>(detail::chain_r1cs<E>(steps));
-    auto pk = std::make_shared<const zk::ProvingKey<E>>(zk::dev_setup<E>(*r1cs));
     BenchCircuit<E> bc;
     bc.name = fmt::format("chain-2^{}", k);
-    bc.key = pipeline::Key<E>::prepare(pk);
+    bc.key = setup(*r1cs, /*coefficients=*/true);
+    auto pk = bc.key->pk;
     bc.source = [pk, steps, partitions, name = bc.name](std::uint32_t job) {
       std::vector<io::Witness<E>> ws;
       for (std::uint32_t p = 0; p < partitions; ++p)

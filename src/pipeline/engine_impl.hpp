@@ -456,6 +456,7 @@ void Engine<E>::item_gone(Job& job, bool finalized, bool retried) {
 // in their own .cpp files.)
 #define SPLITPROVE_PIPELINE_INSTANTIATE(E)                                                \
   template struct Key<E>;                                                                 \
+  template void require_host_points<E>(const Key<E>&, const char*);                       \
   template struct PendingProof<E>;                                                        \
   template class Prover<E>;                                                               \
   template class Engine<E>;                                                               \

@@ -36,6 +36,7 @@
 #include "mem/model.hpp"
 #include "poly/domain.hpp"
 #include "zk/groth16.hpp"
+#include "zk/setup.hpp"
 #include "zk/stages.hpp"
 
 namespace splitprove::pipeline {
@@ -49,9 +50,23 @@ struct Key {
   poly::Domain<Fr> domain;
   zk::G2Bases<E> g2;
   zk::PreparedVerifyingKey<E> pvk;
+  // A development key whose point vectors a device makes (zk::dev_setup_scalars): pk holds no a,
+  // b1, b2, c or h, and g2 no bases, only their wires; a device backend makes the points from
+  // these scalars the first time it proves with the key (B2's: b at g2.wires, g2_scalars()), and
+  // the host stages refuse the key. Null for a key whose points are on the host.
+  std::shared_ptr<const zk::KeyScalars<E>> points;
+
+  bool points_on_device() const { return points != nullptr; }
+  // B2's scalars in g2.wires order: the G2 MSM's bases are these times G2.
+  std::vector<Fr> g2_scalars() const;
 
   static std::shared_ptr<const Key> prepare(std::shared_ptr<const zk::ProvingKey<E>> pk);
+  static std::shared_ptr<const Key> prepare_on_device(zk::ScalarKey<E> key);
 };
+
+// Throws unless `key`'s points are on the host (what the host stages need).
+template <class E>
+void require_host_points(const Key<E>& key, const char* stage);
 
 // What one partition costs the host budget, from the source's real shape and the key (DESIGN
 // §1.5: real vector lengths, page-rounded as the buffers are mapped; the stages' heap scratch).

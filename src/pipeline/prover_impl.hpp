@@ -19,8 +19,43 @@ std::shared_ptr<const Key<E>> Key<E>::prepare(std::shared_ptr<const zk::ProvingK
   if (!pk) throw Error("pipeline: no proving key");
   auto k = std::make_shared<Key<E>>(Key<E>{pk, poly::Domain<Fr>::of_size(pk->domain_size),
                                            zk::G2Bases<E>::of(*pk),
-                                           zk::prepare<E>(zk::verifying_key(*pk))});
+                                           zk::prepare<E>(zk::verifying_key(*pk)), nullptr});
   return k;
+}
+
+template <class E>
+std::shared_ptr<const Key<E>> Key<E>::prepare_on_device(zk::ScalarKey<E> sk) {
+  auto pk = std::make_shared<const zk::ProvingKey<E>>(std::move(sk.pk));
+  auto points = std::make_shared<const zk::KeyScalars<E>>(std::move(sk.scalars));
+  if (points->a.size() != pk->n_vars || points->b.size() != pk->n_vars ||
+      points->l.size() != pk->n_vars - pk->n_public - 1 || points->h.size() != pk->domain_size)
+    throw Error("pipeline: the key's scalars do not match its sizes");
+  zk::G2Bases<E> g2;  // the wires of B2's points other than the identity: b_j != 0
+  for (std::uint32_t j = 0; j < points->b.size(); ++j)
+    if (!points->b[j].is_zero()) g2.wires.push_back(j);
+  auto k = std::make_shared<Key<E>>(Key<E>{pk, poly::Domain<Fr>::of_size(pk->domain_size),
+                                           std::move(g2), zk::prepare<E>(zk::verifying_key(*pk)),
+                                           std::move(points)});
+  return k;
+}
+
+template <class E>
+std::vector<typename E::Fr> Key<E>::g2_scalars() const {
+  std::vector<Fr> out;
+  if (!points) return out;
+  out.reserve(g2.wires.size());
+  for (const std::uint32_t w : g2.wires) out.push_back(points->b[w]);
+  return out;
+}
+
+template <class E>
+void require_host_points(const Key<E>& key, const char* stage) {
+  if (key.points_on_device())
+    throw Error(fmt::format(
+        "pipeline: the {} stage needs the proving key's points on the host, and this key's are "
+        "made on the device (a development key made with --key-on device): prove it with the "
+        "GPU stage and the G2 stage on the GPU",
+        stage));
 }
 
 template <class E>
@@ -68,6 +103,7 @@ class CpuGpuStage final : public GpuStage<E> {
   std::string name() const override { return "cpu"; }
   zk::G1Results<E> run(const Key<E>& key, mem::Buffer<Fr> z, mem::Buffer<Fr> a, mem::Buffer<Fr> b,
                        mem::Buffer<Fr> c) override {
+    require_host_points(key, "cpu GPU");
     zk::G1Results<E> out;
     zk::h_scalars<E>(key.domain, a.span(), b.span(), c.span(), key.pk->h_basis);
     // b and c are dead (only p, in a, is read from here on): their pages go back to the OS now,
@@ -115,6 +151,7 @@ class CpuG2Stage final : public G2Stage<E> {
   using Fr = typename E::Fr;
   std::string name() const override { return "cpu"; }
   typename E::G2Jacobian run(const Key<E>& key, std::span<const Fr> compact) override {
+    require_host_points(key, "cpu G2");
     std::lock_guard lk(host_msm_lock());
     return zk::msm_g2<E>(key.g2, compact);
   }

@@ -145,6 +145,8 @@ Proof<E> prove(const ProvingKey<E>& pk, std::span<const typename E::Fr> w,
   template Proof<E> prove<E>(const ProvingKey<E>&, std::span<const E::Fr>, const Progress&);     \
   template Proof<E> prove_with<E>(const ProvingKey<E>&, std::span<const E::Fr>, const E::Fr&,    \
                                   const E::Fr&, const Progress&);                                \
-  template ProvingKey<E> dev_setup<E>(const R1cs<E>&, const Progress&, HBasis);
+  template ProvingKey<E> dev_setup<E>(const R1cs<E>&, const Progress&, HBasis);                  \
+  template ScalarKey<E> dev_setup_scalars<E>(const R1cs<E>&, const Progress&, HBasis, bool);   \
+  template std::vector<E::Fr> h_basis_at<E::Fr>(const poly::Domain<E::Fr>&, const E::Fr&, HBasis);
 
 }  // namespace splitprove::zk

@@ -12,10 +12,44 @@
 //   IC_j = (β·u_j + α·v_j + w_j)/γ·G1 for j <= n_public, C_j = (β·u_j + α·v_j + w_j)/δ·G1 otherwise
 //   H_i = L^(2n)_(2i+1)(τ)/δ·G1 (snarkjs's H basis; see zk/groth16.hpp), or with
 //   h_basis = monomial H_i = τ^i·Z(τ)/δ·G1, i < n (bellman-style; such a key cannot go to a .zkey)
+//
+// The big point vectors are scalar multiples of the generators: dev_setup_scalars stops at their
+// scalars, for a prover that makes the points where it uses them (the GPU: a 2^27 key is ~70 GiB
+// of points, hours of host work, seconds on the device); dev_setup makes them on the host.
+#include <vector>
+
+#include "poly/domain.hpp"
 #include "zk/r1cs.hpp"
 #include "zk/groth16.hpp"
 
 namespace splitprove::zk {
+
+// The scalars of a key's point vectors: A_j = a[j]·G1, B1_j = b[j]·G1, B2_j = b[j]·G2,
+// L_j = l[j]·G1 (private wires), H_i = h[i]·G1.
+template <class E>
+struct KeyScalars {
+  std::vector<typename E::Fr> a, b, l, h;
+  std::uint64_t bytes() const {
+    return (a.capacity() + b.capacity() + l.capacity() + h.capacity()) * sizeof(typename E::Fr);
+  }
+};
+
+// A key whose point vectors are still scalars: `pk` has everything but a, b1, b2, c and h (its
+// sizes, α, β, δ, γ, IC, and the coefficient list when asked for).
+template <class E>
+struct ScalarKey {
+  ProvingKey<E> pk;
+  KeyScalars<E> scalars;
+};
+
+// The H basis's scalars at τ before the division by δ: L^(2n)_(2i+1)(τ) (odd_coset) or
+// τ^i·Z(τ) (monomial), i < n.
+template <class Fr>
+std::vector<Fr> h_basis_at(const poly::Domain<Fr>& domain, const Fr& tau, HBasis basis);
+
+template <class E>
+ScalarKey<E> dev_setup_scalars(const R1cs<E>& r1cs, const Progress& progress = {},
+                               HBasis h_basis = HBasis::odd_coset, bool coefficients = true);
 
 template <class E>
 ProvingKey<E> dev_setup(const R1cs<E>& r1cs, const Progress& progress = {},

@@ -10,8 +10,32 @@
 
 namespace splitprove::zk {
 
+template <class Fr>
+std::vector<Fr> h_basis_at(const poly::Domain<Fr>& domain, const Fr& tau, HBasis basis) {
+  const size_t n = domain.size();
+  std::vector<Fr> hs(n);
+  if (basis == HBasis::monomial) {
+    Fr t = domain.vanishing_at(tau);
+    for (size_t i = 0; i < n; ++i, t *= tau) hs[i] = t;
+    return hs;
+  }
+  // The odd points ω_2n^(2i+1) are g·ω^i (g = ω_2n, g^n = -1), so
+  // L^(2n)_(2i+1)(τ) = L_i(τ/g)·((τ^2n - 1)/2n)·(n/((τ/g)^n - 1)) = L_i(τ/g)·(1 - τ^n)/2:
+  // the Lagrange basis of H itself at τ/g, with no domain of 2n (8 GiB of values at 2^27).
+  if (domain.log_size() + 1 > Fr::S)
+    throw Error(fmt::format("setup: no odd coset of a domain of 2^{}", domain.log_size()));
+  const Fr g = Fr::root_of_unity(domain.log_size() + 1);
+  domain.lagrange_at(tau * g.inverse(), hs);
+  const Fr k = -domain.vanishing_at(tau) * Fr::from_u64(2).inverse();
+  util::parallel_for(n, [&](size_t lo, size_t hi) {
+    for (size_t i = lo; i < hi; ++i) hs[i] *= k;
+  });
+  return hs;
+}
+
 template <class E>
-ProvingKey<E> dev_setup(const R1cs<E>& r1cs, const Progress& progress, HBasis h_basis) {
+ScalarKey<E> dev_setup_scalars(const R1cs<E>& r1cs, const Progress& progress, HBasis h_basis,
+                               bool coefficients) {
   using Fr = typename E::Fr;
   auto report = [&](const char* stage, double f) {
     if (progress) progress(stage, f);
@@ -28,7 +52,9 @@ ProvingKey<E> dev_setup(const R1cs<E>& r1cs, const Progress& progress, HBasis h_
   const Fr tau = Fr::random(rng), alpha = Fr::random(rng), beta = Fr::random(rng),
            gamma = Fr::random(rng), delta = Fr::random(rng);
 
-  ProvingKey<E> pk;
+  ScalarKey<E> out;
+  ProvingKey<E>& pk = out.pk;
+  KeyScalars<E>& ks = out.scalars;
   pk.n_vars = uint32_t(n_vars);
   pk.n_public = uint32_t(n_pub);
   pk.domain_size = uint32_t(n);
@@ -48,70 +74,88 @@ ProvingKey<E> dev_setup(const R1cs<E>& r1cs, const Progress& progress, HBasis h_
           throw Error(fmt::format("setup: {}: constraint {} names wire {} of {}", r1cs.source, i,
                                   t.wire, n_vars));
         dst[t.wire] += t.coeff * L[i];
-        if (mat < 2)
+        if (coefficients && mat < 2)
           coeffs.push_back({mat == 0 ? Matrix::kA : Matrix::kB, uint32_t(i), t.wire, t.coeff});
       }
     }
   }
   for (size_t i = 0; i <= n_pub; ++i) {
     u[i] += L[m + i];
-    coeffs.push_back({Matrix::kA, uint32_t(m + i), uint32_t(i), Fr::one()});
+    if (coefficients) coeffs.push_back({Matrix::kA, uint32_t(m + i), uint32_t(i), Fr::one()});
   }
   pk.coeffs = std::move(coeffs);
+  std::vector<Fr>().swap(L);
 
   report("scalars", 0.1);
+  // (β·u_j + α·v_j + w_j) over γ for IC, over δ for L, in place of w.
   const Fr gamma_inv = gamma.inverse(), delta_inv = delta.inverse();
-  std::vector<Fr> ic(n_pub + 1), cc(n_vars - n_pub - 1);
-  for (size_t j = 0; j < n_vars; ++j) {
-    Fr k = beta * u[j] + alpha * v[j] + w[j];
-    if (j <= n_pub) ic[j] = k * gamma_inv;
-    else cc[j - n_pub - 1] = k * delta_inv;
-  }
-  // H_i = L^(2n)_(2i+1)(τ)/δ, or τ^i·Z(τ)/δ.
-  std::vector<Fr> hs(n);
-  if (h_basis == HBasis::monomial) {
-    Fr t = domain.vanishing_at(tau) * delta_inv;
-    for (size_t i = 0; i < n; ++i, t *= tau) hs[i] = t;
-  } else {
-    poly::Domain<Fr> d2(domain.log_size() + 1);
-    std::vector<Fr> L2 = d2.lagrange_at(tau);
-    for (size_t i = 0; i < n; ++i) hs[i] = L2[2 * i + 1] * delta_inv;
-  }
+  util::parallel_for(n_vars, [&](size_t lo, size_t hi) {
+    for (size_t j = lo; j < hi; ++j)
+      w[j] = (beta * u[j] + alpha * v[j] + w[j]) * (j <= n_pub ? gamma_inv : delta_inv);
+  });
+  std::vector<Fr> hs = h_basis_at(domain, tau, h_basis);
+  util::parallel_for(n, [&](size_t lo, size_t hi) {
+    for (size_t i = lo; i < hi; ++i) hs[i] *= delta_inv;
+  });
 
-  report("G1 table", 0.15);
+  report("IC", 0.15);
+  {
+    using T1 = msm::FixedBaseTable<typename E::G1>;
+    using T2 = msm::FixedBaseTable<typename E::G2>;
+    T1 g1(E::G1Affine::generator(), T1::window_for(n_pub + 4));
+    T2 g2(E::G2Affine::generator(), T2::window_for(3));
+    pk.alpha1 = g1.mul(alpha).to_affine();
+    pk.beta1 = g1.mul(beta).to_affine();
+    pk.delta1 = g1.mul(delta).to_affine();
+    pk.beta2 = g2.mul(beta).to_affine();
+    pk.gamma2 = g2.mul(gamma).to_affine();
+    pk.delta2 = g2.mul(delta).to_affine();
+    util::UninitVector<typename E::G1Affine> ic(n_pub + 1);
+    g1.mul_batch(std::span<const Fr>(w.data(), n_pub + 1), ic);
+    pk.ic.assign(ic.begin(), ic.end());
+  }
+  w.erase(w.begin(), w.begin() + std::ptrdiff_t(n_pub + 1));  // L: the private wires
+  ks.a = std::move(u);
+  ks.b = std::move(v);
+  ks.l = std::move(w);
+  ks.h = std::move(hs);
+  return out;
+}
+
+template <class E>
+ProvingKey<E> dev_setup(const R1cs<E>& r1cs, const Progress& progress, HBasis h_basis) {
+  using Fr = typename E::Fr;
+  auto report = [&](const char* stage, double f) {
+    if (progress) progress(stage, f);
+  };
+  ScalarKey<E> sk = dev_setup_scalars(r1cs, progress, h_basis, true);
+  ProvingKey<E> pk = std::move(sk.pk);
+  KeyScalars<E>& ks = sk.scalars;
+  report("G1 table", 0.2);
   using T1 = msm::FixedBaseTable<typename E::G1>;
   using T2 = msm::FixedBaseTable<typename E::G2>;
-  T1 g1(E::G1Affine::generator(), T1::window_for(3 * n_vars + n + 8));
-  T2 g2(E::G2Affine::generator(), T2::window_for(n_vars + 3));
-  auto g1_points = [&](const std::vector<Fr>& ks) {
-    util::UninitVector<typename E::G1Affine> out(ks.size());
-    g1.mul_batch(ks, out);
+  T1 g1(E::G1Affine::generator(), T1::window_for(3 * ks.a.size() + ks.h.size() + 8));
+  T2 g2(E::G2Affine::generator(), T2::window_for(ks.b.size() + 3));
+  auto g1_points = [&](std::vector<Fr>& scalars) {  // the scalars die here
+    util::UninitVector<typename E::G1Affine> out(scalars.size());
+    g1.mul_batch(scalars, out);
+    std::vector<Fr>().swap(scalars);
     return out;
   };
-  pk.alpha1 = g1.mul(alpha).to_affine();
-  pk.beta1 = g1.mul(beta).to_affine();
-  pk.delta1 = g1.mul(delta).to_affine();
-  pk.beta2 = g2.mul(beta).to_affine();
-  pk.gamma2 = g2.mul(gamma).to_affine();
-  pk.delta2 = g2.mul(delta).to_affine();
-  report("IC, A", 0.2);
+  report("A", 0.25);
+  pk.a = g1_points(ks.a);
+  report("B2 (G2)", 0.35);
   {
-    const auto points = g1_points(ic);
-    pk.ic.assign(points.begin(), points.end());
-  }
-  pk.a = g1_points(u);
-  report("B1", 0.35);
-  pk.b1 = g1_points(v);
-  report("B2 (G2)", 0.45);
-  {
-    util::UninitVector<typename E::G2Affine> b2(n_vars);
-    g2.mul_batch(v, b2);
+    util::UninitVector<typename E::G2Affine> b2(ks.b.size());
+    g2.mul_batch(ks.b, b2);
     pk.b2 = std::move(b2);
   }
+  report("B1", 0.6);
+  pk.b1 = g1_points(ks.b);
   report("C", 0.7);
-  pk.c = g1_points(cc);
+  pk.c = g1_points(ks.l);
   report("H", 0.8);
-  pk.h = g1_points(hs);
+  pk.h = g1_points(ks.h);
   report("done", 1.0);
   return pk;
 }

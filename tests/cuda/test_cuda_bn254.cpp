@@ -13,6 +13,7 @@
 #include "cuda/msm.hpp"
 #include "cuda/ntt.hpp"
 #include "ec/bn254.hpp"
+#include "generator_multiples_check.hpp"
 #include "gpu.hpp"
 #include "msm/msm.hpp"
 #include "poly/domain.hpp"
@@ -290,6 +291,12 @@ TYPED_TEST(GpuMsmBn254, LargerMixedNotAPowerOfTwo) {
 
 // Σ (i·G)·m over i = 1..n is m·n(n+1)/2·G (every digit of a window in one bucket); all-zero
 // scalars give infinity, all-one scalars the plain sum (with the points at infinity in it).
+TYPED_TEST(GpuMsmBn254, GeneratorMultiplesMatchHost) {
+  SPLITPROVE_REQUIRE_GPU();
+  for (size_t n : {size_t(1), size_t(5000)})
+    expect_generator_multiples<TypeParam>(test_pool(), n, 70 + n);
+}
+
 TYPED_TEST(GpuMsmBn254, ClosedForms) {
   SPLITPROVE_REQUIRE_GPU();
   using C = TypeParam;

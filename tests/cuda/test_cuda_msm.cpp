@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cuda/msm.hpp"
+#include "generator_multiples_check.hpp"
 #include "gpu.hpp"
 #include "msm/msm.hpp"
 #include "splitprove/error.hpp"
@@ -216,6 +217,12 @@ TYPED_TEST(GpuMsm, RunTablesAndWindowSegmentsAgree) {
 TYPED_TEST(GpuMsm, LargerRandom) {
   SPLITPROVE_REQUIRE_GPU();
   expect_matches_cpu<TypeParam>((size_t(1) << 15) + 123, Mix::mixed, {}, 5, "2^15+123");
+}
+
+TYPED_TEST(GpuMsm, GeneratorMultiplesMatchHost) {
+  SPLITPROVE_REQUIRE_GPU();
+  for (size_t n : {size_t(1), size_t(300), size_t(5000)})
+    expect_generator_multiples<TypeParam>(test_pool(), n, 60 + n);
 }
 
 TYPED_TEST(GpuMsm, AllZeroAllOneAndEmpty) {

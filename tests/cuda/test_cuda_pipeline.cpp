@@ -139,6 +139,43 @@ TYPED_TEST_SUITE(CudaPipeline, Engines, EngineNames);
 
 }  // namespace
 
+// A development key whose points the GPU makes from their scalars (--key-on device): the CUDA
+// stages prove with it and every proof verifies against its verifying key (made on the host from
+// the same toxic waste), a tampered proof does not; the host stages refuse it by name.
+TYPED_TEST(CudaPipeline, KeyMadeOnTheDeviceProvesAndVerifies) {
+  using E = TypeParam;
+  SPLITPROVE_REQUIRE_GPU();
+  const auto bc = harness::make_bench_circuit<E>("porep", 11, 3, harness::KeyPoints::device);
+  ASSERT_TRUE(bc.key->points_on_device());
+  EXPECT_TRUE(bc.key->pk->a.empty() && bc.key->pk->h.empty() && bc.key->g2.bases.empty());
+  EXPECT_GT(bc.key->g2.size(), 0u);
+  const auto before = cuda::report(*gpu()).key_uploads;
+  {
+    pipeline::EngineConfig cfg;
+    cfg.synthesis_workers = 2;
+    pipeline::Engine<E> engine(cfg, cuda::gpu_stage<E>(gpu()), cuda::g2_stage<E>(gpu()));
+    auto id = engine.submit({bc.source(0), bc.key, 3});
+    const auto r = engine.wait(id);
+    expect_verified<E>(r, *bc.key, 3);
+    if (r.ok && !r.proofs.empty()) {
+      auto bad = r.proofs[0];
+      bad.c = (bad.c.to_jacobian() + E::G1Affine::generator()).to_affine();
+      EXPECT_FALSE(zk::verify<E>(bc.key->pvk, r.publics[0], bad));
+    }
+    engine.shutdown();
+  }
+  EXPECT_EQ(cuda::report(*gpu()).key_uploads, before + 1);
+  cuda::evict<E>(*gpu(), bc.key->pk.get());
+  {
+    pipeline::Engine<E> engine(pipeline::EngineConfig{}, pipeline::cpu_gpu_stage<E>(),
+                               pipeline::cpu_g2_stage<E>());
+    const auto r = engine.wait(engine.submit({bc.source(1), bc.key, 1}));
+    EXPECT_FALSE(r.ok);
+    EXPECT_NE(r.error.find("made on the device"), std::string::npos) << r.error;
+    engine.shutdown();
+  }
+}
+
 TYPED_TEST(CudaPipeline, PorepStageEqualsTheCpuStage) {
   using E = TypeParam;
   SPLITPROVE_REQUIRE_GPU();
