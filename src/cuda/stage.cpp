@@ -32,6 +32,14 @@ std::uint64_t worker_bytes(std::uint64_t n, std::uint64_t vars) {
   return 3 * n * 32 + vars * 32 + m * 24 * 24 + (std::uint64_t(512) << 20);
 }
 
+// The same for a key whose points are made on the device and cannot be streamed, where refusing
+// on the over-estimate would refuse keys that fit: the H phase's a, b, c and the H MSM's class
+// and digit buffers at 17 windows (16·W bytes a tail scalar, 8 of flags), the largest phase.
+std::uint64_t worker_bytes_made_key(std::uint64_t n, std::uint64_t vars) {
+  const std::uint64_t m = std::max(n, vars);
+  return 3 * n * 32 + m * (16 * 17 + 8) + (std::uint64_t(512) << 20);
+}
+
 }  // namespace
 
 // What the Gpu knows of a resident key without knowing its curve.
@@ -135,12 +143,14 @@ class Gpu {
     const bool fits = held + need + work <= budget_->capacity();
     if (key.points_on_device()) {
       // Made here from their scalars: there are no host points to stream.
-      if (!fits)
+      const std::uint64_t least = std::uint64_t(std::max(1u, opts_.workers)) *
+                                  worker_bytes_made_key(pk->domain_size, pk->n_vars);
+      if (held + need + least > budget_->capacity())
         throw Error(fmt::format(
             "{}: the proving key's points are made on the device and need {} there, beside {} "
             "of other resident keys and {} of GPU work ({} workers), on a device budget of {}; "
             "a key of that size needs a larger device or its points on the host",
-            opts_.name, mem::format_bytes(need), mem::format_bytes(held), mem::format_bytes(work),
+            opts_.name, mem::format_bytes(need), mem::format_bytes(held), mem::format_bytes(least),
             std::max(1u, opts_.workers), mem::format_bytes(budget_->capacity())));
       const auto& s = *key.points;
       rk->a = std::make_unique<DeviceBases<G1>>(generator_multiples<G1>(*pool_, s.a));

@@ -412,8 +412,11 @@ TYPED_TEST(CudaPipeline, TwoLogicalDevicesOnOneGpu) {
   expect_verified<E>(engine.wait(engine.submit({bc.source(1), bc.key, 6})), *bc.key, 6);
   const auto st = engine.stats();
   EXPECT_FALSE(st.devices[1].healthy);
-  EXPECT_EQ(st.devices[1].faults, 1u);
-  EXPECT_EQ(st.partitions_retried, 1u);
+  // The fault stays (every later run on gpu0.1 throws): a GPU stage and a G2 stage already
+  // running there when it broke fault too, and each of their partitions is proved again.
+  EXPECT_GE(st.devices[1].faults, 1u);
+  EXPECT_LE(st.devices[1].faults, 2u);
+  EXPECT_EQ(st.partitions_retried, st.devices[1].faults);
   engine.shutdown();
   EXPECT_EQ(engine.budget().books().used, 0u);
 }
