@@ -189,3 +189,33 @@ TEST(MemProcessMemory, ParsesSmapsRollupAndStatus) {
   EXPECT_EQ(s->anon, 60u * 1024);
   EXPECT_EQ(s->file, 40u * 1024);
 }
+
+// A buffer given a keeper (the reference design's held-until-finalize policy) hands its pages
+// and reservation to the keeper when it dies: still mapped (resident) and booked, unmapped and
+// paid back only when the keeper dies. unmap_keep_reservation hands nothing on then.
+TEST(MemBuffer, AKeeperHoldsDeadBuffersMappedAndBookedUntilItDies) {
+  MemoryBudget budget(512 * MiB);
+  auto keeper = std::make_shared<Keeper>();
+  {
+    Buffer<std::uint64_t> a(16 * MiB / 8, budget.reserve(16 * MiB, Tag::synthesis));
+    Buffer<std::uint64_t> b(16 * MiB / 8, budget.reserve(16 * MiB, Tag::synthesis));
+    touch(a);
+    touch(b);
+    a.keep_until(keeper);
+    Buffer<std::uint64_t> moved = std::move(b);
+    moved.keep_until(keeper);
+    const std::uint64_t rss = read_rss();
+    a.reset();
+    EXPECT_TRUE(a.empty());
+    const Reservation none = moved.unmap_keep_reservation();
+    EXPECT_EQ(none.bytes(), 0u);
+    EXPECT_EQ(budget.books().used, 32 * MiB);
+    EXPECT_EQ(keeper->bytes(), 32 * MiB);
+    EXPECT_GT(read_rss() + 4 * MiB, rss);  // nothing went back to the OS
+  }
+  EXPECT_EQ(budget.books().used, 32 * MiB);  // the buffers' scopes ended; the keeper still holds
+  const std::uint64_t before = read_rss();
+  keeper.reset();
+  EXPECT_EQ(budget.books().used, 0u);
+  EXPECT_LT(read_rss() + 24 * MiB, before);
+}

@@ -888,3 +888,39 @@ TEST(BenchCircuits, KeyMadeOnTheDeviceHoldsScalarsAndTheHostStagesRefuseIt) {
   engine.shutdown();
   EXPECT_EQ(engine.budget().books().used, 0u);
 }
+
+// The reference design's policy (EngineConfig::policy held_until_finalize, for comparisons): the
+// synthesis output stays booked until each proof is finalized, so the books peak is higher than
+// the design's for the same jobs; the proofs still verify and everything goes back at the end.
+TEST(EnginePolicy, HeldUntilFinalizeKeepsTheSynthesisOutputBookedUntilTheProofIsDone) {
+  auto rec = circuit::record_porep<Fr>(small_porep_params(5));
+  auto cs = std::make_shared<const circuit::ConstraintSystem<Fr>>(std::move(rec.cs));
+  auto key = pipeline::Key<E>::prepare(
+      std::make_shared<const zk::ProvingKey<E>>(zk::dev_setup<E>(circuit::to_r1cs<E>(*cs))));
+  std::uint64_t peak[2] = {0, 0};
+  for (int held = 0; held < 2; ++held) {
+    SCOPED_TRACE(held ? "held" : "splitprove");
+    pipeline::EngineConfig cfg;
+    cfg.synthesis_workers = 2;
+    if (held) {
+      cfg.policy = mem::Policy::held_until_finalize;
+      cfg.g2_queue = cfg.final_queue = pipeline::EngineConfig::kMaxQueueBound;
+    }
+    // A slow G2 stage: pending proofs wait for it, holding what the policy keeps.
+    struct SlowG2 final : pipeline::G2StageAround<E> {
+      SlowG2() : pipeline::G2StageAround<E>(pipeline::cpu_g2_stage<E>()) {}
+      E::G2Jacobian run(const pipeline::Key<E>& k, std::span<const Fr> c) override {
+        std::this_thread::sleep_for(std::chrono::milliseconds(60));
+        return pipeline::G2StageAround<E>::run(k, c);
+      }
+    };
+    pipeline::Engine<E> engine(cfg, pipeline::cpu_gpu_stage<E>(), std::make_shared<SlowG2>());
+    const auto id = engine.submit({circuit::porep_source<Fr>(small_porep_params(6), cs), key, 6});
+    const auto r = engine.wait(id);
+    expect_valid_proofs<E>(r, *key, 6);
+    peak[held] = engine.budget().books().peak;
+    engine.shutdown();
+    EXPECT_EQ(engine.budget().books().used, 0u);
+  }
+  EXPECT_GT(peak[1], peak[0]);
+}

@@ -39,6 +39,7 @@ struct BenchArgs {
   std::string curve = "bls12-381";  // the benchmark circuit's curve: bls12-381 or bn254
   std::string sweep_pw, sweep_jobs;  // sweep mode: comma-separated lists
   std::string key_on = "auto";       // where the development key's points are made
+  std::string policy = "splitprove", rss_cap;
   std::uint32_t sweep_reps = 1;      // sweep mode: runs of each cell
   bool check = false;                // exit 3 when the acceptance checks fail
   harness::RunOptions run;
@@ -272,6 +273,14 @@ void run_bench(BenchArgs& a, bool demo) {
   if (!a.run.out_dir.empty()) util::OutputCheck(demo ? "demo" : "bench").output_dir(a.run.out_dir).check();
   const bool sweep = !a.sweep_pw.empty() || !a.sweep_jobs.empty() || a.sweep_reps > 1;
   if (!a.budget.empty()) a.run.engine.host_budget = mem::parse_size(a.budget, "--budget");
+  {
+    const auto p = mem::parse_policy(a.policy);
+    if (!p) throw Error(fmt::format("--policy '{}': expected splitprove or held", a.policy));
+    a.run.engine.policy = *p;
+    if (*p == mem::Policy::held_until_finalize)  // that design bounds no backlog
+      a.run.engine.g2_queue = a.run.engine.final_queue = pipeline::EngineConfig::kMaxQueueBound;
+  }
+  if (!a.rss_cap.empty()) a.run.rss_cap = mem::parse_size(a.rss_cap, "--rss-cap");
   a.run.gpu_delay = std::chrono::duration_cast<std::chrono::milliseconds>(
       mem::parse_duration(a.gpu_delay, "--gpu-delay"));
   a.run.g2_delay = std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -348,6 +357,14 @@ void add_engine_options(CLI::App* c, BenchArgs& a) {
                 "the CUDA stages use them: seconds instead of minutes at 2^24, and no host copy), "
                 "or auto (device from 2^20 up when the GPU and G2 stages run on a GPU)")
       ->capture_default_str();
+  c->add_option("--policy", a.policy,
+                "splitprove, or held: the reference design's policy for comparison (z, a, b, c "
+                "live until the proof is finalized, unbounded G2 and finalize backlogs); run it "
+                "with --rss-cap")
+      ->capture_default_str();
+  c->add_option("--rss-cap", a.rss_cap,
+                "cancel the jobs when the process RSS passes this (e.g. 100GiB): a comparison run "
+                "that accumulates cannot take the machine");
   c->add_option("--gpu-delay", a.gpu_delay,
                 "fixed time added to each GPU stage, standing for device time (e.g. 200ms)");
   c->add_option("--g2-delay", a.g2_delay,

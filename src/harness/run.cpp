@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -123,6 +125,8 @@ RunReport run_jobs(const RunOptions& o, const std::function<JobSpec<E>(std::uint
   EngineConfig ecfg = o.engine;
   ecfg.fit_devices(std::uint32_t(stages.size()), stages[0].g2_on_device);
   ecfg.pin_buffers_for(backend.pin_host_buffers);
+  if (ecfg.policy == mem::Policy::held_until_finalize)  // that design bounds no backlog
+    ecfg.g2_queue = ecfg.final_queue = EngineConfig::kMaxQueueBound;
   rep.pinned = mem::pins_pages(ecfg.buffers);
   {
     check_shape<E>(specs[0].source->shape(), *specs[0].key, specs[0].source->describe());
@@ -137,7 +141,7 @@ RunReport run_jobs(const RunOptions& o, const std::function<JobSpec<E>(std::uint
   for (auto& [name, src] : backend.device_sources) sampler.add_device_source(name, src);
   engine.attach_sampler(&sampler);
   const auto model = mem::pipeline_model(ecfg.model_config(rep.cost, o.jobs, o.partitions),
-                                         mem::Policy::splitprove);
+                                         ecfg.policy);
   rep.prediction = mem::predict(model);
 
   // The same before the work: what setting up the circuit and key freed (e.g. the setup's MSM
@@ -163,9 +167,29 @@ RunReport run_jobs(const RunOptions& o, const std::function<JobSpec<E>(std::uint
   std::vector<std::uint64_t> ids;
   ids.reserve(specs.size());
   for (auto& s : specs) ids.push_back(engine.submit(s));
+  // The RSS cap's watchdog: cancels every measured job once the process holds more than the cap.
+  std::atomic<bool> done{false};
+  std::atomic<std::uint64_t> stopped_at{0};
+  std::thread watchdog;
+  if (o.rss_cap > 0)
+    watchdog = std::thread([&] {
+      while (!done.load()) {
+        if (const std::uint64_t rss = mem::read_rss(); rss > o.rss_cap) {
+          stopped_at = rss;
+          std::fprintf(stderr, "pipeline run: RSS %s above the cap %s: cancelling the jobs\n",
+                       mem::format_bytes(rss).c_str(), mem::format_bytes(o.rss_cap).c_str());
+          for (auto id : ids) engine.cancel(id);
+          return;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      }
+    });
   std::vector<JobResult<E>> results;
   results.reserve(ids.size());
   for (auto id : ids) results.push_back(engine.wait(id));
+  done = true;
+  if (watchdog.joinable()) watchdog.join();
+  if (stopped_at.load()) rep.stopped_at_rss = stopped_at.load();
   rep.wall_s = std::chrono::duration<double>(Clock::now() - t0).count();
   sampler.mark(kMeasuredEnd);
   rep.stats = engine.stats();
@@ -205,6 +229,7 @@ RunReport run_jobs(const RunOptions& o, const std::function<JobSpec<E>(std::uint
 
   for (std::size_t j = 0; j < results.size(); ++j) {
     const auto& r = results[j];
+    if (!r.ok && rep.stopped_at_rss && r.error == "cancelled") continue;
     if (!r.ok) throw Error(fmt::format("pipeline run: job {} failed: {}", j, r.error));
     // The engine verified each proof before releasing it; check again here, independently.
     for (std::size_t i = 0; i < r.proofs.size(); ++i)
@@ -350,6 +375,17 @@ std::string format_report(const RunOptions& o, const RunReport& r) {
                         format_bytes(held.g2_worker_scratch()))
           : std::string(),
       format_bytes(r.books_after_shutdown));
+  if (o.engine.policy != mem::Policy::splitprove)
+    out += fmt::format(
+        "policy:        {} (comparison: z, a, b, c live until the proof is finalized; G2 and "
+        "finalize backlogs unbounded){}\n",
+        mem::policy_name(o.engine.policy),
+        o.rss_cap ? fmt::format(", RSS cap {}", format_bytes(o.rss_cap)) : std::string());
+  if (r.stopped_at_rss)
+    out += fmt::format(
+        "stopped:       RSS reached {} (cap {}): the jobs were cancelled; {} partitions had been "
+        "proved and verified\n",
+        format_bytes(*r.stopped_at_rss), format_bytes(o.rss_cap), r.partitions);
   if (o.warmup_partitions > 0)
     out += fmt::format("cold start:    a warm-up job of {} partition(s) in {:.2f} s (key to the device, "
                        "twiddles, pools), not counted below\n",

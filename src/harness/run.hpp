@@ -48,6 +48,10 @@ struct RunOptions {
   // and pools are made. Its time is the cold start, reported apart; throughput, stage means and
   // GPU phases count the measured jobs only (the memory timeline covers both). 0: none.
   std::uint32_t warmup_partitions = 0;
+  // Process RSS at which the measured jobs are cancelled (0: none): the cap under which a
+  // comparison run that is expected to accumulate (EngineConfig::policy held_until_finalize, no
+  // budget) cannot take the machine. The report then says the run was stopped, and at what RSS.
+  std::uint64_t rss_cap = 0;
 };
 
 struct RunReport {
@@ -71,6 +75,9 @@ struct RunReport {
   // With a device backend: the fraction of the measured wall during which a stage that runs on
   // the device (the GPU stage; the G2 stage when the device runs it) was running.
   std::optional<double> device_busy;
+  // RunOptions::rss_cap was reached: the measured jobs were cancelled at this RSS (the proofs of
+  // those that finished before still verified); throughput and the stage means are not comparable.
+  std::optional<std::uint64_t> stopped_at_rss;
   mem::BufferPool::Stats pool;             // the engine's buffer pool after the run
   bool pinned = false;                     // partition buffers were pinned for the device
   std::vector<std::string> files;

@@ -17,10 +17,12 @@
 #include <cstddef>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "mem/budget.hpp"
 #include "mem/pages.hpp"
@@ -30,6 +32,44 @@
 #include "util/parallel.hpp"
 
 namespace splitprove::mem {
+
+// Where buffers go when they die instead of being unmapped: the reference design's policy (the
+// synthesis output held until the proof is finalized; mem::Policy::held_until_finalize), for
+// comparison runs only (pipeline::EngineConfig::policy). A buffer given a keeper
+// (Buffer::keep_until) hands its pages and reservation to it when it is reset, still mapped and
+// still booked; they are unmapped (or given to their pool) and paid back when the keeper dies.
+class Keeper {
+ public:
+  Keeper() = default;
+  Keeper(const Keeper&) = delete;
+  Keeper& operator=(const Keeper&) = delete;
+  ~Keeper() {
+    for (auto& k : kept_) {
+      if (k.pool) k.pool->put(std::move(k.pages), std::move(k.paid));
+      k.pages.unmap();  // then the reservation, as a Buffer does
+      k.paid.reset();
+    }
+  }
+  void keep(std::shared_ptr<BufferPool> pool, PageMapping pages, Reservation paid) {
+    std::lock_guard lk(mu_);
+    kept_.push_back({std::move(pool), std::move(paid), std::move(pages)});
+  }
+  std::uint64_t bytes() const {
+    std::lock_guard lk(mu_);
+    std::uint64_t b = 0;
+    for (const auto& k : kept_) b += k.paid.bytes();
+    return b;
+  }
+
+ private:
+  struct Kept {
+    std::shared_ptr<BufferPool> pool;
+    Reservation paid;
+    PageMapping pages;
+  };
+  mutable std::mutex mu_;
+  std::vector<Kept> kept_;
+};
 
 template <class T>
 class Buffer {
@@ -101,6 +141,7 @@ class Buffer {
 
   Buffer(Buffer&& o) noexcept
       : pool_(std::move(o.pool_)),
+        keeper_(std::move(o.keeper_)),
         reservation_(std::move(o.reservation_)),
         pages_(std::move(o.pages_)),
         count_(o.count_) {
@@ -110,6 +151,7 @@ class Buffer {
     if (this != &o) {
       reset();
       pool_ = std::move(o.pool_);
+      keeper_ = std::move(o.keeper_);
       pages_ = std::move(o.pages_);
       reservation_ = std::move(o.reservation_);
       count_ = o.count_;
@@ -117,6 +159,9 @@ class Buffer {
     }
     return *this;
   }
+
+  // From now on this buffer's death hands its memory to `k` (see Keeper) instead of freeing it.
+  void keep_until(std::shared_ptr<Keeper> k) { keeper_ = std::move(k); }
   Buffer(const Buffer&) = delete;
   Buffer& operator=(const Buffer&) = delete;
   ~Buffer() { reset(); }
@@ -125,6 +170,14 @@ class Buffer {
   // made through a pool gives its pages and its reservation to the pool instead (which keeps them
   // booked, or unmaps and gives back at once: BufferPool::put).
   void reset() noexcept {
+    if (keeper_) {
+      if (pages_.mapped_bytes() > 0 || !reservation_.empty())
+        keeper_->keep(std::move(pool_), std::move(pages_), std::move(reservation_));
+      keeper_.reset();
+      pool_.reset();
+      count_ = 0;
+      return;
+    }
     if (pool_) {
       pool_->put(std::move(pages_), std::move(reservation_));
       pool_.reset();
@@ -138,6 +191,10 @@ class Buffer {
   // who may let later work (e.g. a stage's scratch) use those bytes before giving them back. The
   // buffer becomes empty.
   [[nodiscard]] Reservation unmap_keep_reservation() noexcept {
+    if (keeper_) {  // kept, mapped and paid for, until the keeper dies: nothing to hand on
+      reset();
+      return {};
+    }
     pool_.reset();  // the pages are unmapped, not kept
     pages_.unmap();
     count_ = 0;
@@ -179,6 +236,7 @@ class Buffer {
   // Members die in reverse order: pages_ (munmap) before reservation_ (budget). reset() makes the
   // same order explicit. pool_ dies last: the pool outlives what it must take back.
   std::shared_ptr<BufferPool> pool_;
+  std::shared_ptr<Keeper> keeper_;
   Reservation reservation_;
   PageMapping pages_;
   std::size_t count_ = 0;

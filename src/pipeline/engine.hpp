@@ -101,6 +101,11 @@ struct EngineConfig {
   // and mapped again; idle ones stay booked (tag pinned) and go back whenever a reservation
   // would otherwise wait. false: every buffer is mapped fresh and unmapped when it dies.
   bool recycle_buffers = true;
+  // splitprove: z, a, b, c die in the GPU stage (the design). held_until_finalize: the reference
+  // design's policy, for comparison runs only (`bench pipeline --policy held`): they stay mapped
+  // and booked until the proof is finalized (Prover::hold_until_finish); the harness also lifts
+  // the G2 and finalize backlogs to kMaxQueueBound, as that design has none.
+  mem::Policy policy = mem::Policy::splitprove;
   // Heap scratch per worker of each stage, reserved (tag scratch) when the engine starts and held
   // until it shuts down. 0: none until a job needs it (submit grows them).
   std::uint64_t synth_scratch = 0;  // per synthesis worker: the source's synthesize()

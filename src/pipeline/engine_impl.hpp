@@ -333,6 +333,7 @@ std::uint64_t Engine<E>::submit(JobSpec<E> spec) {
   // a partition could never fit beside the workers' scratch).
   fit_worker_scratch(job->cost, spec.source->describe());
   job->prover = std::make_unique<Prover<E>>(spec.key, devices_[0].gpu, devices_[0].g2, cfg_.buffers, pool_);
+  job->prover->hold_until_finish(cfg_.policy == mem::Policy::held_until_finalize);
   job->proofs.resize(spec.partitions);
   job->publics.resize(spec.partitions);
   job->spec = std::move(spec);

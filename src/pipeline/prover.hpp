@@ -131,9 +131,14 @@ struct PendingProof {
   std::vector<Fr> publics;   // z[1..n_public]
   zk::G1Results<E> g1;
   std::optional<typename E::G2Jacobian> b2;
+  // Only under the reference design's policy (Prover::hold_until_finish): z, a, b, c, kept mapped
+  // and booked until this pending proof dies.
+  std::shared_ptr<mem::Keeper> held;
 
   // Bytes this pending proof holds in the books now.
-  std::uint64_t held_bytes() const { return result.bytes() + g2_input.reservation().bytes(); }
+  std::uint64_t held_bytes() const {
+    return result.bytes() + g2_input.reservation().bytes() + (held ? held->bytes() : 0);
+  }
 };
 
 // The GPU stage seam. The CPU implementation runs zk's g1 stage; a CUDA backend plugs in here.
@@ -289,6 +294,10 @@ class Prover {
   bool recycles() const { return pool_ != nullptr; }
   mem::BufferPool* pool() const { return pool_.get(); }
 
+  // The reference design's policy, for comparison (EngineConfig::policy): z, a, b, c stay mapped
+  // and booked after the GPU stage, until the pending proof is finished.
+  void hold_until_finish(bool on) { hold_ = on; }
+
   // The GPU stage: z, a, b, c in, the G1 results out (z, a, b, c are freed). On `on` (another
   // device's stage) when given, else on the prover's own.
   PendingProof<E> start(Synthesized<E>&& part, const PartitionCost& cost, GpuStage<E>* on = nullptr);
@@ -308,6 +317,7 @@ class Prover {
   std::shared_ptr<const Key<E>> key_;
   std::shared_ptr<GpuStage<E>> gpu_;
   std::shared_ptr<G2Stage<E>> g2_;
+  bool hold_ = false;
   mem::BufferOptions opts_;
   std::shared_ptr<mem::BufferPool> pool_;
 };

@@ -252,7 +252,12 @@ PendingProof<E> Prover<E>::start(Synthesized<E>&& part, const PartitionCost& /*c
   p.g2_input = std::move(part.g2_input);
   p.publics.assign(part.z.begin() + 1, part.z.begin() + 1 + pk.n_public);
   p.result = std::move(part.rest);
-  // The GPU stage takes z, a, b, c and frees them; they are gone when it returns.
+  if (hold_) {
+    p.held = std::make_shared<mem::Keeper>();
+    for (auto* b : {&part.z, &part.a, &part.b, &part.c}) b->keep_until(p.held);
+  }
+  // The GPU stage takes z, a, b, c and frees them; they are gone when it returns (or, held, are
+  // the keeper's until the pending proof dies).
   p.g1 = (on ? *on : *gpu_).run(*key_, std::move(part.z), std::move(part.a), std::move(part.b),
                                 std::move(part.c));
   return p;
