@@ -893,7 +893,7 @@ TEST(BenchCircuits, KeyMadeOnTheDeviceHoldsScalarsAndTheHostStagesRefuseIt) {
 // synthesis output stays booked until each proof is finalized, so the books peak is higher than
 // the design's for the same jobs; the proofs still verify and everything goes back at the end.
 TEST(EnginePolicy, HeldUntilFinalizeKeepsTheSynthesisOutputBookedUntilTheProofIsDone) {
-  auto rec = circuit::record_porep<Fr>(testing::small_porep_params(5));
+  auto rec = circuit::record_porep<Fr>(splitprove::testing::small_porep_params(5));
   auto cs = std::make_shared<const circuit::ConstraintSystem<Fr>>(std::move(rec.cs));
   auto key = pipeline::Key<E>::prepare(
       std::make_shared<const zk::ProvingKey<E>>(zk::dev_setup<E>(circuit::to_r1cs<E>(*cs))));
@@ -915,9 +915,9 @@ TEST(EnginePolicy, HeldUntilFinalizeKeepsTheSynthesisOutputBookedUntilTheProofIs
       }
     };
     pipeline::Engine<E> engine(cfg, pipeline::cpu_gpu_stage<E>(), std::make_shared<SlowG2>());
-    const auto id = engine.submit({circuit::porep_source<Fr>(testing::small_porep_params(6), cs), key, 6});
+    const auto id = engine.submit({circuit::porep_source<Fr>(splitprove::testing::small_porep_params(6), cs), key, 6});
     const auto r = engine.wait(id);
-    testing::expect_valid_proofs<E>(r, *key, 6);
+    splitprove::testing::expect_valid_proofs<E>(r, *key, 6);
     peak[held] = engine.budget().books().peak;
     engine.shutdown();
     EXPECT_EQ(engine.budget().books().used, 0u);
