@@ -153,10 +153,12 @@ class Gpu {
             opts_.name, mem::format_bytes(need), mem::format_bytes(held), mem::format_bytes(least),
             std::max(1u, opts_.workers), mem::format_bytes(budget_->capacity())));
       const auto& s = *key.points;
+      const auto t0 = std::chrono::steady_clock::now();
       rk->a = std::make_unique<DeviceBases<G1>>(generator_multiples<G1>(*pool_, s.a));
       rk->b1 = std::make_unique<DeviceBases<G1>>(generator_multiples<G1>(*pool_, s.b));
       rk->l = std::make_unique<DeviceBases<G1>>(generator_multiples<G1>(*pool_, s.l));
       rk->h = std::make_unique<DeviceBases<G1>>(generator_multiples<G1>(*pool_, s.h));
+      key_make_s_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       if (want_b2) upload_b2_locked(*rk, key);
       ++uploads_;
     } else if (opts_.never_resident || !fits) {
@@ -199,6 +201,7 @@ class Gpu {
       r.key_bytes += k->bytes();
     }
     r.key_uploads = uploads_;
+    r.key_make_s = key_make_s_;
     r.mallocs = pool_->mallocs();
     return r;
   }
@@ -207,9 +210,11 @@ class Gpu {
   template <class E>
   void upload_b2_locked(ResidentKey<E>& rk, const pipeline::Key<E>& key) {
     using G2 = typename E::G2;
-    if (key.points_on_device())
+    if (key.points_on_device()) {
+      const auto t0 = std::chrono::steady_clock::now();
       rk.b2 = std::make_unique<DeviceBases<G2>>(generator_multiples<G2>(*pool_, key.g2_scalars()));
-    else
+      key_make_s_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    } else
       rk.b2 = std::make_unique<DeviceBases<G2>>(*pool_, std::span(key.g2.bases));
   }
   void drop_dead_locked() {
@@ -226,6 +231,7 @@ class Gpu {
   // Keyed by the ProvingKey's address; the entry knows its curve.
   std::map<const void*, std::shared_ptr<ResidentKeyBase>> keys_;
   std::size_t uploads_ = 0, streamed_ = 0;
+  double key_make_s_ = 0;
 };
 
 namespace {
@@ -518,6 +524,7 @@ void install_for() {
             d.budget_peak = r.budget_peak;
             d.key_bytes = r.key_bytes;
             d.resident_keys = r.resident_keys;
+            d.key_make_s = r.key_make_s;
             out.push_back(std::move(d));
           }
           return out;

@@ -63,6 +63,8 @@ struct GpuReport {
   std::uint64_t srs_bytes = 0;  // the budget's srs tag: resident key points and NTT twiddles
   std::uint64_t key_bytes = 0;  // the resident keys' points alone
   std::size_t resident_keys = 0, streamed_keys = 0, key_uploads = 0, mallocs = 0;
+  // Wall seconds spent making the points of keys made on the device (--key-on device), summed.
+  double key_make_s = 0;
 };
 GpuReport report(const Gpu& gpu);
 // Drops the resident points of `pk`; their device bytes go back to the budget. Only between runs:

@@ -78,6 +78,7 @@ struct RunReport {
   // RunOptions::rss_cap was reached: the measured jobs were cancelled at this RSS (the proofs of
   // those that finished before still verified); throughput and the stage means are not comparable.
   std::optional<std::uint64_t> stopped_at_rss;
+  double key_make_s = 0;  // of the cold start: making the key's points on the devices (summed)
   mem::BufferPool::Stats pool;             // the engine's buffer pool after the run
   bool pinned = false;                     // partition buffers were pinned for the device
   std::vector<std::string> files;

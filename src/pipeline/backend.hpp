@@ -47,6 +47,7 @@ struct DeviceStatus {
   std::uint64_t budget_capacity = 0, budget_used = 0, budget_peak = 0;  // the device budget
   std::uint64_t key_bytes = 0;  // resident keys' points
   std::size_t resident_keys = 0;
+  double key_make_s = 0;  // seconds spent making key points on the device (keys made there)
   bool healthy = true;
   std::string error;  // why not healthy
   std::uint64_t partitions = 0, faults = 0;  // DeviceState::counters
