@@ -1,6 +1,8 @@
 #pragma once
 // The native constraint-system API: circuits written in C++ as one function template over the
 // constraint-system type, run in two modes.
+// (Over 600 lines on purpose: the recorder and the synthesizer are the two implementations of the
+// one interface the circuits are written against, over the recorded form they share.)
 //
 //   template <class CS> void my_circuit(CS& cs, const Inputs& in) {
 //     auto s = cs.scope("challenge", i);             // namespaces, for error messages

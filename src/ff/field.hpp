@@ -10,6 +10,9 @@
 //
 // Every other constant (R = 2^(64N) mod p, R^2 mod p, -p^-1 mod 2^64, exponents) is derived
 // at compile time. Elements hold x·R mod p, fully reduced (< p) at all times.
+// (Over 600 lines on purpose: the one field template every curve instantiates, its Montgomery
+// product, its compile-time constants and their checks belong together; splitting them would
+// split the invariants each relies on.)
 //
 // (Over 600 lines on purpose: the one field template every curve instantiates, with its two
 // multiplication paths, mulx/adx and portable, side by side so that they are read and tested
