@@ -26,7 +26,7 @@ using DeviceMemorySource = std::function<std::optional<std::uint64_t>()>;
 
 struct SamplerOptions {
   std::chrono::milliseconds interval{100};
-  // smaps_rollup walks every mapping: exact anon/file split, costlier. Off: RSS only (statm).
+  // The anon/file split from /proc/self/status (read_process_memory). Off: RSS only (statm).
   bool split_anon_file = true;
   // Bounds for a sampler that runs for days (the daemon). 0: unbounded. At max_samples the
   // timeline is thinned to every other sample (so it still spans the whole run at half the
