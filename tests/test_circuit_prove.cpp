@@ -18,6 +18,7 @@
 #include "zk/groth16.hpp"
 #include "zk/groth16_impl.hpp"
 #include "zk/setup.hpp"
+#include "zk/setup_impl.hpp"
 
 using namespace splitprove;
 using namespace splitprove::circuit;
@@ -51,6 +52,56 @@ void run(const PartitionSource<Fr>& src, size_t partition, Buffers& buf, const s
 
 }  // namespace
 
+// The setup's sums at τ (u, v, w: per wire Σ coefficient·L_i over its terms), which threads
+// split by wire ranges, are the plain sequential sums, read from the recorded circuit in place or
+// from its R1cs copy; the coefficient lists of the two keys are the same; a term naming a wire
+// past the end is refused by name.
+TEST(CircuitProve, SetupReadsTheRecordedTermsInPlace) {
+  auto rec = record_porep<Fr>(small_params());
+  const ConstraintSystem<Fr>& cs = rec.cs;
+  const auto r1cs = to_r1cs<E>(cs);
+  std::vector<Fr> L(cs.n_constraints);
+  for (auto& x : L) x = Fr::random(splitprove::testing::rng());
+  const size_t n = cs.n_vars();
+  std::vector<std::vector<Fr>> want(3, std::vector<Fr>(n, Fr::zero()));
+  for (size_t i = 0; i < cs.n_constraints; ++i)
+    for (int m = 0; m < 3; ++m)
+      for (const auto& t : r1cs.lc(i, m)) want[m][t.wire] += t.coeff * L[i];
+  size_t nonzero = 0;
+  for (const auto& x : want[0]) nonzero += !x.is_zero();
+  EXPECT_GT(nonzero, n / 2);
+  auto sums = [&](const auto& rows) {
+    std::vector<std::vector<Fr>> got(3, std::vector<Fr>(n, Fr::zero()));
+    zk::sums_at_tau(rows, std::span<const Fr>(L), got[0], got[1], got[2]);
+    return got;
+  };
+  EXPECT_EQ(sums(setup_rows(cs)), want);
+  EXPECT_EQ(sums(zk::rows_of(r1cs)), want);
+
+  const auto a = zk::dev_setup_scalars<E>(setup_rows(cs)).pk.coeffs;
+  const auto b = zk::dev_setup_scalars<E>(r1cs).pk.coeffs;
+  ASSERT_EQ(a.size(), b.size());
+  ASSERT_GT(a.size(), cs.n_constraints);
+  for (size_t i = 0; i < a.size(); ++i) {
+    ASSERT_EQ(a[i].matrix, b[i].matrix) << i;
+    ASSERT_EQ(a[i].row, b[i].row) << i;
+    ASSERT_EQ(a[i].col, b[i].col) << i;
+    ASSERT_EQ(a[i].value(), b[i].value()) << i;
+  }
+
+  auto bad = r1cs;
+  bad.terms[bad.offsets[3 * 5]].wire = bad.n_wires;  // constraint 5's first A term
+  try {
+    zk::dev_setup_scalars<E>(bad, {}, zk::HBasis::odd_coset, false);
+    FAIL() << "a wire past the end was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(fmt::format("constraint 5 names wire {} of {}",
+                                                     bad.n_wires, bad.n_wires)),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(CircuitProve, PorepProvesAndVerifies) {
   const auto p = small_params();
   auto rec = record_porep<Fr>(p);
@@ -65,7 +116,7 @@ TEST(CircuitProve, PorepProvesAndVerifies) {
   EXPECT_EQ(back.n_constraints, cs->n_constraints);
   ASSERT_EQ(back.terms.size(), r1cs.terms.size());
 
-  auto pk = zk::dev_setup<E>(r1cs);
+  auto pk = zk::dev_setup<E>(setup_rows(*cs));  // the recorded terms in place, as the harness does
   const Shape shape = cs->shape();
   EXPECT_EQ(pk.n_vars, shape.n_vars);
   EXPECT_EQ(pk.n_public, shape.n_public);

@@ -326,7 +326,7 @@ std::shared_ptr<NativeSource<Fr>> porep_source(const PorepParams& p,
 }
 
 // The PoRep circuit of 2^k rows, recorded, as a source (for the engine, the CLI and benchmarks).
-// A proving key for it: zk::dev_setup(to_r1cs<E>(source->constraint_system())) (circuit/r1cs.hpp).
+// A proving key for it: zk::dev_setup<E>(setup_rows(source->constraint_system())) (circuit/r1cs.hpp).
 template <class Fr>
 std::shared_ptr<NativeSource<Fr>> porep_source_for_log2(unsigned k, uint64_t seed = 1, bool check = true) {
   const PorepParams p = porep_for_log2(k, seed);

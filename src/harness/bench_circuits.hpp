@@ -6,13 +6,16 @@
 //   chain  x_{i+1} = x_i^2 + x_i + 7 (full-width witness values), through the circom source
 #include <fmt/format.h>
 
+#include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "circuit/porep.hpp"
 #include "circuit/r1cs.hpp"
+#include "zk/setup_impl.hpp"
 #include "io/r1cs.hpp"
 #include "io/wtns.hpp"
 #include "mem/units.hpp"
@@ -151,23 +154,40 @@ BenchCircuit<E> make_bench_circuit(const std::string& kind, unsigned k, std::uin
                                    KeyPoints where = KeyPoints::host) {
   check_bench_size<E>(k, util::available_memory(), where);
   // The key of `r1cs`; the coefficient list only where the source evaluates A·z and B·z by it.
-  auto setup = [where](const zk::R1cs<E>& r1cs, bool coefficients) {
-    if (where == KeyPoints::device)
-      return pipeline::Key<E>::prepare_on_device(
-          zk::dev_setup_scalars<E>(r1cs, {}, zk::HBasis::odd_coset, coefficients));
-    return pipeline::Key<E>::prepare(
-        std::make_shared<const zk::ProvingKey<E>>(zk::dev_setup<E>(r1cs)));
+  // Each stage of the setup on stderr with its time: at 2^26 it is a minute and more.
+  auto t_last = std::chrono::steady_clock::now();
+  std::string stage_now;
+  auto progress = [&](const char* stage, double) {
+    const auto now = std::chrono::steady_clock::now();
+    if (!stage_now.empty() && k >= 20)
+      std::fprintf(stderr, "setup: %s %.1f s\n", stage_now.c_str(),
+                   std::chrono::duration<double>(now - t_last).count());
+    stage_now = stage;
+    t_last = now;
+  };
+  auto setup = [&](const auto& rows, bool coefficients) {
+    if (where == KeyPoints::device) {
+      auto key = pipeline::Key<E>::prepare_on_device(
+          zk::dev_setup_scalars<E>(rows, progress, zk::HBasis::odd_coset, coefficients));
+      progress("", 1.0);
+      return key;
+    }
+    auto key = pipeline::Key<E>::prepare(std::make_shared<const zk::ProvingKey<E>>(
+        zk::dev_setup<E>(rows, progress, zk::HBasis::odd_coset)));
+    progress("", 1.0);
+    return key;
   };
   if (kind == "porep") {
     if (k < 10)
       throw Error(fmt::format("--size: the porep circuit needs at least 2^10 (got 2^{})", k));
     using Fr = typename E::Fr;
     const circuit::PorepParams params = circuit::porep_for_log2(k, 1);
+    progress("recording the circuit", 0.0);
     auto rec = circuit::record_porep<Fr>(params);
     auto cs = std::make_shared<const circuit::ConstraintSystem<Fr>>(std::move(rec.cs));
     BenchCircuit<E> bc;
     bc.name = params.name;
-    bc.key = setup(circuit::to_r1cs<E>(*cs), /*coefficients=*/where == KeyPoints::host);
+    bc.key = setup(circuit::setup_rows(*cs), /*coefficients=*/where == KeyPoints::host);
     bc.source = [params, cs](std::uint32_t job) {
       circuit::PorepParams p = params;
       p.seed = job + 1;
@@ -181,7 +201,7 @@ BenchCircuit<E> make_bench_circuit(const std::string& kind, unsigned k, std::uin
     auto r1cs = std::make_shared<const io::R1cs<E>>(detail::chain_r1cs<E>(steps));
     BenchCircuit<E> bc;
     bc.name = fmt::format("chain-2^{}", k);
-    bc.key = setup(*r1cs, /*coefficients=*/true);
+    bc.key = setup(zk::rows_of(*r1cs), /*coefficients=*/true);
     auto pk = bc.key->pk;
     bc.source = [pk, steps, partitions, name = bc.name](std::uint32_t job) {
       std::vector<io::Witness<E>> ws;

@@ -12,6 +12,7 @@
 #include "service/daemon_parts.hpp"
 #include "service/errors.hpp"
 #include "service/log.hpp"
+#include "zk/setup_impl.hpp"
 
 namespace splitprove::service {
 namespace fs = std::filesystem;
@@ -208,7 +209,7 @@ std::pair<KeyInfo, bool> Daemon::register_native_key(const std::string& curve_na
   ec::with_engine(curve, [&](auto e) {
     using E = decltype(e);
     const auto cs = record_native<typename E::Fr>(log2);
-    const auto pk = zk::dev_setup<E>(circuit::to_r1cs<E>(*cs));
+    const auto pk = zk::dev_setup<E>(circuit::setup_rows(*cs));
     io::write_zkey<E>(path.string(), pk);  // atomically (util::AtomicFile)
     k.variables = pk.n_vars;
     k.public_signals = pk.n_public;

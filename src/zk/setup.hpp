@@ -16,6 +16,7 @@
 // The big point vectors are scalar multiples of the generators: dev_setup_scalars stops at their
 // scalars, for a prover that makes the points where it uses them (the GPU: a 2^27 key is ~70 GiB
 // of points, hours of host work, seconds on the device); dev_setup makes them on the host.
+#include <string_view>
 #include <vector>
 
 #include "poly/domain.hpp"
@@ -46,6 +47,34 @@ struct ScalarKey {
 // τ^i·Z(τ) (monomial), i < n.
 template <class Fr>
 std::vector<Fr> h_basis_at(const poly::Domain<Fr>& domain, const Fr& tau, HBasis basis);
+
+// What the setup reads of a circuit: its sizes, a name for messages, and its terms, visited per
+// constraint i and matrix m (0 = A, 1 = B, 2 = C) as f(wire, coefficient). rows_of reads an
+// R1cs; circuit::setup_rows (circuit/r1cs.hpp) reads a recorded circuit in place, so that a key
+// at 2^27 needs no second copy of its terms (~20 GiB) as an R1cs.
+template <class Fr, class Visit>
+struct SetupRows {
+  std::string_view source;
+  size_t n_constraints = 0, n_public = 0, n_wires = 0;
+  Visit visit;  // visit(i, m, f)
+};
+
+template <class E>
+auto rows_of(const R1cs<E>& r) {
+  auto visit = [&r](size_t i, int m, auto&& f) {
+    for (const auto& t : r.lc(i, m)) f(t.wire, t.coeff);
+  };
+  return SetupRows<typename E::Fr, decltype(visit)>{r.source, r.n_constraints, r.n_public(),
+                                                   r.n_wires, visit};
+}
+
+// u, v, w at τ: the setup's sums over the terms, parallel over the wires (zk/setup_impl.hpp).
+template <class E, class V>
+ScalarKey<E> dev_setup_scalars(const SetupRows<typename E::Fr, V>& rows, const Progress& progress = {},
+                               HBasis h_basis = HBasis::odd_coset, bool coefficients = true);
+template <class E, class V>
+ProvingKey<E> dev_setup(const SetupRows<typename E::Fr, V>& rows, const Progress& progress = {},
+                        HBasis h_basis = HBasis::odd_coset);
 
 template <class E>
 ScalarKey<E> dev_setup_scalars(const R1cs<E>& r1cs, const Progress& progress = {},

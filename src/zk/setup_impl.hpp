@@ -33,20 +33,51 @@ std::vector<Fr> h_basis_at(const poly::Domain<Fr>& domain, const Fr& tau, HBasis
   return hs;
 }
 
-template <class E>
-ScalarKey<E> dev_setup_scalars(const R1cs<E>& r1cs, const Progress& progress, HBasis h_basis,
-                               bool coefficients) {
+// u, v, w: per wire the sum over the terms naming it of coefficient·L_i(τ) (i its constraint).
+// Each thread owns a range of wires and reads every term, adding only to its own wires: no two
+// threads write one value, no locks, and the work is spread however the terms cluster. The extra
+// reads are cheap beside the products they replace (most coefficients are ±1: no product).
+template <class Fr, class V>
+void sums_at_tau(const SetupRows<Fr, V>& rows, std::span<const Fr> L, std::vector<Fr>& u,
+                 std::vector<Fr>& v, std::vector<Fr>& w) {
+  const size_t m = rows.n_constraints, n_vars = rows.n_wires;
+  const Fr minus_one = -Fr::one();
+  util::parallel_for(n_vars, [&](size_t lo, size_t hi) {
+    Fr* const dst[3] = {u.data(), v.data(), w.data()};
+    const bool last = hi == n_vars;  // this range also checks for wires past the end
+    for (size_t i = 0; i < m; ++i) {
+      const Fr& li = L[i];
+      for (int mat = 0; mat < 3; ++mat)
+        rows.visit(i, mat, [&](std::uint32_t wire, const Fr& c) {
+          if (wire < lo || wire >= hi) {
+            if (last && wire >= n_vars)
+              throw Error(fmt::format("setup: {}: constraint {} names wire {} of {}", rows.source,
+                                      i, wire, n_vars));
+            return;
+          }
+          Fr& d = dst[mat][wire];
+          if (c == Fr::one()) d += li;
+          else if (c == minus_one) d -= li;
+          else d += c * li;
+        });
+    }
+  });
+}
+
+template <class E, class V>
+ScalarKey<E> dev_setup_scalars(const SetupRows<typename E::Fr, V>& rows, const Progress& progress,
+                               HBasis h_basis, bool coefficients) {
   using Fr = typename E::Fr;
   auto report = [&](const char* stage, double f) {
     if (progress) progress(stage, f);
   };
-  const size_t m = r1cs.n_constraints, n_pub = r1cs.n_public(), n_vars = r1cs.n_wires;
-  const size_t rows = m + n_pub + 1;
-  poly::Domain<Fr> domain = poly::Domain<Fr>::at_least(rows);
+  const size_t m = rows.n_constraints, n_pub = rows.n_public, n_vars = rows.n_wires;
+  const size_t rows_n = m + n_pub + 1;
+  poly::Domain<Fr> domain = poly::Domain<Fr>::at_least(rows_n);
   const size_t n = domain.size();
   if (domain.log_size() + 1 > Fr::S)
     throw Error(fmt::format("setup: {}: {} constraints need a domain of 2^{}, the field allows 2^{}",
-                            r1cs.source, m, domain.log_size() + 1, Fr::S - 1));
+                            rows.source, m, domain.log_size() + 1, Fr::S - 1));
 
   util::OsRng rng;
   const Fr tau = Fr::random(rng), alpha = Fr::random(rng), beta = Fr::random(rng),
@@ -64,27 +95,22 @@ ScalarKey<E> dev_setup_scalars(const R1cs<E>& r1cs, const Progress& progress, HB
   // its B terms, then the public-binding A rows.
   report("Lagrange basis at tau", 0.0);
   std::vector<Fr> L = domain.lagrange_at(tau);
+  report("sums over the terms", 0.05);
   std::vector<Fr> u(n_vars, Fr::zero()), v(n_vars, Fr::zero()), w(n_vars, Fr::zero());
-  util::UninitVector<Coefficient<E>> coeffs;
-  for (size_t i = 0; i < m; ++i) {
-    for (int mat = 0; mat < 3; ++mat) {
-      auto& dst = mat == 0 ? u : mat == 1 ? v : w;
-      for (const auto& t : r1cs.lc(i, mat)) {
-        if (t.wire >= n_vars)
-          throw Error(fmt::format("setup: {}: constraint {} names wire {} of {}", r1cs.source, i,
-                                  t.wire, n_vars));
-        dst[t.wire] += t.coeff * L[i];
-        if (coefficients && mat < 2)
-          coeffs.push_back({mat == 0 ? Matrix::kA : Matrix::kB, uint32_t(i), t.wire, t.coeff});
-      }
-    }
-  }
-  for (size_t i = 0; i <= n_pub; ++i) {
-    u[i] += L[m + i];
-    if (coefficients) coeffs.push_back({Matrix::kA, uint32_t(m + i), uint32_t(i), Fr::one()});
-  }
-  pk.coeffs = std::move(coeffs);
+  sums_at_tau(rows, std::span<const Fr>(L), u, v, w);
+  for (size_t i = 0; i <= n_pub; ++i) u[i] += L[m + i];
   std::vector<Fr>().swap(L);
+  if (coefficients) {
+    util::UninitVector<Coefficient<E>> coeffs;
+    for (size_t i = 0; i < m; ++i)
+      for (int mat = 0; mat < 2; ++mat)
+        rows.visit(i, mat, [&](std::uint32_t wire, const Fr& c) {
+          coeffs.push_back({mat == 0 ? Matrix::kA : Matrix::kB, uint32_t(i), wire, c});
+        });
+    for (size_t i = 0; i <= n_pub; ++i)
+      coeffs.push_back({Matrix::kA, uint32_t(m + i), uint32_t(i), Fr::one()});
+    pk.coeffs = std::move(coeffs);
+  }
 
   report("scalars", 0.1);
   // (β·u_j + α·v_j + w_j) over γ for IC, over δ for L, in place of w.
@@ -122,13 +148,14 @@ ScalarKey<E> dev_setup_scalars(const R1cs<E>& r1cs, const Progress& progress, HB
   return out;
 }
 
-template <class E>
-ProvingKey<E> dev_setup(const R1cs<E>& r1cs, const Progress& progress, HBasis h_basis) {
+template <class E, class V>
+ProvingKey<E> dev_setup(const SetupRows<typename E::Fr, V>& rows, const Progress& progress,
+                        HBasis h_basis) {
   using Fr = typename E::Fr;
   auto report = [&](const char* stage, double f) {
     if (progress) progress(stage, f);
   };
-  ScalarKey<E> sk = dev_setup_scalars(r1cs, progress, h_basis, true);
+  ScalarKey<E> sk = dev_setup_scalars<E>(rows, progress, h_basis, true);
   ProvingKey<E> pk = std::move(sk.pk);
   KeyScalars<E>& ks = sk.scalars;
   report("G1 table", 0.2);
@@ -158,6 +185,17 @@ ProvingKey<E> dev_setup(const R1cs<E>& r1cs, const Progress& progress, HBasis h_
   pk.h = g1_points(ks.h);
   report("done", 1.0);
   return pk;
+}
+
+template <class E>
+ScalarKey<E> dev_setup_scalars(const R1cs<E>& r1cs, const Progress& progress, HBasis h_basis,
+                               bool coefficients) {
+  return dev_setup_scalars<E>(rows_of(r1cs), progress, h_basis, coefficients);
+}
+
+template <class E>
+ProvingKey<E> dev_setup(const R1cs<E>& r1cs, const Progress& progress, HBasis h_basis) {
+  return dev_setup<E>(rows_of(r1cs), progress, h_basis);
 }
 
 }  // namespace splitprove::zk
