@@ -183,8 +183,8 @@ BenchCircuit<E> make_bench_circuit(const std::string& kind, unsigned k, std::uin
     using Fr = typename E::Fr;
     const circuit::PorepParams params = circuit::porep_for_log2(k, 1);
     progress("recording the circuit", 0.0);
-    auto rec = circuit::record_porep<Fr>(params);
-    auto cs = std::make_shared<const circuit::ConstraintSystem<Fr>>(std::move(rec.cs));
+    auto cs = std::make_shared<const circuit::ConstraintSystem<Fr>>(
+        circuit::record_porep<Fr>(params).cs);  // the recording's z (4 GiB at 2^27) dies here
     BenchCircuit<E> bc;
     bc.name = params.name;
     bc.key = setup(circuit::setup_rows(*cs), /*coefficients=*/where == KeyPoints::host);
