@@ -79,14 +79,10 @@ std::string mib(std::uint64_t b) { return fmt::format("{:.1f}", double(b) / doub
 // the device from 2^20 up when both the GPU and the G2 stage run on a GPU. Says why not when
 // "device" cannot be had.
 template <class E>
-harness::KeyPoints key_points(const BenchArgs& a, unsigned k) {
+harness::KeyPoints key_points(const BenchArgs& a, unsigned k, const pipeline::Backend<E>& be) {
   if (a.key_on != "host" && a.key_on != "device" && a.key_on != "auto")
     throw Error(fmt::format("--key-on '{}': expected host, device or auto", a.key_on));
-  if (a.key_on == "host") return harness::KeyPoints::host;
-  const auto& req = a.run.backend;
-  if (a.key_on == "auto" && (k < 20 || req.backend == "cpu" || req.g2_on == "cpu"))
-    return harness::KeyPoints::host;
-  const pipeline::Backend<E> be = pipeline::make_backend<E>(req);
+  if (a.key_on == "host" || (a.key_on == "auto" && k < 20)) return harness::KeyPoints::host;
   const bool device = be.name == "cuda" && be.g2().name() == "cuda";
   if (!device && a.key_on == "device")
     throw Error(fmt::format(
@@ -119,7 +115,9 @@ void run_sweep(BenchArgs& a, unsigned k) {
   const std::string out = a.run.out_dir;
   std::filesystem::create_directories(out);
   const auto t0 = std::chrono::steady_clock::now();
-  const harness::KeyPoints where = key_points<E>(a, k);
+  // One backend for every run: the devices are opened, and the key made or uploaded, once.
+  const pipeline::Backend<E> be = pipeline::make_backend<E>(a.run.backend);
+  const harness::KeyPoints where = key_points<E>(a, k, be);
   std::fprintf(stderr,
                "sweep: building the %s circuit at 2^%u over %s and its development key (points %s)...\n",
                a.circuit.c_str(), k, std::string(E::kName).c_str(), key_points_name(where));
@@ -155,7 +153,7 @@ void run_sweep(BenchArgs& a, unsigned k) {
         ro.out_dir = (std::filesystem::path(out) / name).string();
         ro.title = fmt::format("bench {}: pw={} gw={} g2w={} jobs={}x{}", bc.name, pw,
                                ro.engine.gpu_workers, ro.engine.g2_workers, j, ro.partitions);
-        auto res = harness::run_jobs<E>(ro, [&](std::uint32_t jj) { return bc.job(jj); });
+        auto res = harness::run_jobs<E>(ro, [&](std::uint32_t jj) { return bc.job(jj); }, be);
         backend = res.backend;
         util::write_file_atomic((std::filesystem::path(ro.out_dir) / "report.txt").string(),
                                 harness::format_report(ro, res));
@@ -290,7 +288,8 @@ void run_bench(BenchArgs& a, bool demo) {
 #endif
   if (sweep) return run_sweep<E>(a, k);
   const auto t0 = std::chrono::steady_clock::now();
-  const harness::KeyPoints where = key_points<E>(a, k);
+  const pipeline::Backend<E> be = pipeline::make_backend<E>(a.run.backend);
+  const harness::KeyPoints where = key_points<E>(a, k, be);
   std::fprintf(stderr,
                "%s: building the %s circuit at 2^%u over %s and its development key (points %s)...\n",
                demo ? "demo" : "bench", a.circuit.c_str(), k, std::string(E::kName).c_str(),
@@ -304,7 +303,7 @@ void run_bench(BenchArgs& a, bool demo) {
   a.run.title = fmt::format("{} {}: pw={} gw={} g2w={} jobs={}x{}", demo ? "demo" : "bench",
                             bc.name, a.run.engine.synthesis_workers, a.run.engine.gpu_workers,
                             a.run.engine.g2_workers, a.run.jobs, a.run.partitions);
-  auto rep = harness::run_jobs<E>(a.run, [&](std::uint32_t j) { return bc.job(j); });
+  auto rep = harness::run_jobs<E>(a.run, [&](std::uint32_t j) { return bc.job(j); }, be);
   std::printf("%s", harness::format_report(a.run, rep).c_str());
   if (a.check) {
     const double ratio =

@@ -104,9 +104,14 @@ double busy_fraction(const mem::Timeline& tl, const std::vector<std::string>& st
 
 template <class E>
 RunReport run_jobs(const RunOptions& o, const std::function<JobSpec<E>(std::uint32_t)>& make_job) {
+  return run_jobs<E>(o, make_job, make_backend<E>(o.backend));
+}
+
+template <class E>
+RunReport run_jobs(const RunOptions& o, const std::function<JobSpec<E>(std::uint32_t)>& make_job,
+                   const Backend<E>& backend) {
   if (o.jobs == 0 || o.partitions == 0)
     throw Error("pipeline run: jobs and partitions must be >= 1");
-  Backend<E> backend = make_backend<E>(o.backend);
   std::vector<DeviceStages<E>> stages = backend.stages;
   for (auto& d : stages) {
     if (o.gpu_delay.count() > 0) d.gpu = std::make_shared<DelayedGpu<E>>(d.gpu, o.gpu_delay);
@@ -515,9 +520,11 @@ std::string render_waterfall(const mem::Timeline& tl, const std::string& title) 
   return s;
 }
 
-#define SPLITPROVE_RUN_INSTANTIATE(E)               \
-  template RunReport run_jobs<E>(const RunOptions&, \
-                                 const std::function<JobSpec<E>(std::uint32_t)>&);
+#define SPLITPROVE_RUN_INSTANTIATE(E)                                                      \
+  template RunReport run_jobs<E>(const RunOptions&,                                        \
+                                 const std::function<JobSpec<E>(std::uint32_t)>&);         \
+  template RunReport run_jobs<E>(const RunOptions&,                                        \
+                                 const std::function<JobSpec<E>(std::uint32_t)>&, const Backend<E>&);
 SPLITPROVE_FOR_EACH_ENGINE(SPLITPROVE_RUN_INSTANTIATE)
 #undef SPLITPROVE_RUN_INSTANTIATE
 

@@ -89,6 +89,13 @@ struct RunReport {
 template <class E>
 RunReport run_jobs(const RunOptions& opts,
                    const std::function<JobSpec<E>(std::uint32_t)>& make_job);
+// The same on stages the caller made (opts.backend is then not read): runs that share them (a
+// sweep) share their devices and resident keys, so a key goes to the device, or is made there,
+// once - as the daemon keeps its keys loaded - and only the first run's cold start includes it.
+template <class E>
+RunReport run_jobs(const RunOptions& opts,
+                   const std::function<JobSpec<E>(std::uint32_t)>& make_job,
+                   const pipeline::Backend<E>& backend);
 
 std::string format_report(const RunOptions& opts, const RunReport& r);
 
