@@ -50,4 +50,17 @@ void expect_valid_proofs(const pipeline::JobResult<E>& r, const pipeline::Key<E>
   }
 }
 
+// A job whose key's points are made on the device, given to the CPU stages: it fails, saying
+// why, and the books come back to zero.
+template <class E>
+void expect_host_stages_refuse(const pipeline::JobSpec<E>& job) {
+  pipeline::Engine<E> engine(pipeline::EngineConfig{}, pipeline::cpu_gpu_stage<E>(),
+                             pipeline::cpu_g2_stage<E>());
+  const auto r = engine.wait(engine.submit(job));
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.error.find("made on the device"), std::string::npos) << r.error;
+  engine.shutdown();
+  EXPECT_EQ(engine.budget().books().used, 0u);
+}
+
 }  // namespace splitprove::testing

@@ -29,7 +29,6 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <vector>
 
 #include "cuda/ec.cuh"
@@ -75,66 +74,13 @@ __global__ void fill_scalars(Fr* s, size_t n, uint64_t seed, int kind) {
   }
 }
 
-template <class F>
-__device__ F pow_limbs(F a, const uint64_t* e, int limbs) {
-  F r = F::one();
-  for (int i = limbs * 64 - 1; i >= 0; --i) {
-    r = r * r;
-    if ((e[i / 64] >> (i % 64)) & 1) r = r * a;
-  }
-  return r;
-}
-__device__ FpNoinline inverse(const FpNoinline& a, const uint64_t* pm2) {
-  return pow_limbs(a, pm2, 6);
-}
-__device__ Fp2NoinlineDev inverse(const Fp2NoinlineDev& a, const uint64_t* pm2) {
-  const FpNoinline t = inverse(a.c0 * a.c0 + a.c1 * a.c1, pm2);  // 1/(c0^2 + c1^2)
-  return {a.c0 * t, -(a.c1 * t)};
-}
-
-// bases[i] = t[i mod 1024] + t[1024 + (i >> 10) mod 1024] + t[2048 + (i >> 20)] = (i+1)·G with
-// t[j] = (j+1)·G, t[1024+j] = 1024·j·G, t[2048+j] = 2^20·j·G (the identity for j = 0).
-template <class F>
-__global__ void fill_bases(AffinePoint<F>* out, size_t n, const AffinePoint<F>* t,
-                           const uint64_t* pm2) {
-  for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
-       i += size_t(gridDim.x) * blockDim.x) {
-    XyzzPoint<F> p = XyzzPoint<F>::from_affine(load_affine<F>(t + (i & 1023)));
-    p += load_affine<F>(t + 1024 + ((i >> 10) & 1023));
-    p += load_affine<F>(t + 2048 + (i >> 20));
-    const F zzzi = inverse(p.ZZZ, pm2);
-    const F zzi = (p.ZZ * zzzi).sqr();
-    AffinePoint<F> a{p.X * zzi, p.Y * zzzi};
-    a.x.store(reinterpret_cast<char*>(out + i));
-    a.y.store(reinterpret_cast<char*>(out + i) + sizeof(F));
-  }
-}
-
-template <class C, class F>
+// (i+1)·G for i < n: the library's fixed-base kernel, as the development setup makes a key's
+// points on the device (cuda::generator_multiples).
+template <class C>
 DeviceBases<C> make_bases(DevicePool& pool, size_t n) {
-  using A = typename C::Affine;
-  std::vector<typename C::Jacobian> j(3 * 1024);
-  const auto g = C::Jacobian::generator();
-  for (size_t k = 0; k < 1024; ++k) {
-    j[k] = g.mul_u64(k + 1);
-    j[1024 + k] = g.mul_u64(1024 * k);
-    j[2048 + k] = g.mul_u64(uint64_t(k) << 20);
-  }
-  std::vector<A> a(j.size());
-  C::batch_to_affine(j, a);
-  DeviceBases<C> tab(pool, a);
-  std::vector<uint64_t> pm2(6);
-  auto m = bls12_381::Fp::MOD;
-  m[0] -= 2;
-  std::memcpy(pm2.data(), m.data(), 48);
-  DeviceBuffer<uint64_t> dpm2(6);
-  SPLITPROVE_CUDA_CHECK(cudaMemcpy(dpm2.get(), pm2.data(), 48, cudaMemcpyHostToDevice));
-  DeviceBlock blk = pool.allocate(n * DeviceBases<C>::kPointBytes, mem::Tag::srs);
-  fill_bases<F><<<grid_for(n, 128), 128>>>(
-      blk.as<AffinePoint<F>>(), n, static_cast<const AffinePoint<F>*>(tab.get()), dpm2.get());
-  SPLITPROVE_CUDA_CHECK_LAUNCH();
-  SPLITPROVE_CUDA_CHECK(cudaDeviceSynchronize());
-  return DeviceBases<C>(std::move(blk), n);
+  std::vector<typename C::Fr> k(n);
+  for (size_t i = 0; i < n; ++i) k[i] = C::Fr::from_u64(i + 1);
+  return generator_multiples<C>(pool, k);
 }
 
 using bench::event_ms;
@@ -293,7 +239,7 @@ int main(int argc, char** argv) {
 
     if (want("g1")) {
       const size_t nmax = size_t(1) << max_log;
-      DeviceBases<HG1> bases = make_bases<HG1, FpNoinline>(pool, nmax);
+      DeviceBases<HG1> bases = make_bases<HG1>(pool, nmax);
       DeviceBlock sc = pool.allocate(nmax * sizeof(HFr));
       for (unsigned k = 20; k <= max_log; k += 2) {
         const size_t n = size_t(1) << k;
@@ -317,7 +263,7 @@ int main(int argc, char** argv) {
     if (want("g2")) {
       const unsigned top = std::min(max_log, 22u);
       const size_t nmax = size_t(1) << top;
-      DeviceBases<HG2> bases = make_bases<HG2, Fp2NoinlineDev>(pool, nmax);
+      DeviceBases<HG2> bases = make_bases<HG2>(pool, nmax);
       DeviceBlock sc = pool.allocate(nmax * sizeof(HFr));
       for (unsigned k = 20; k <= top; k += 2) {
         const size_t n = size_t(1) << k;
@@ -339,8 +285,8 @@ int main(int argc, char** argv) {
     if (want("part") && max_log >= 24) {
       const unsigned k = 24;
       const size_t n = size_t(1) << k;
-      DeviceBases<HG1> g1 = make_bases<HG1, FpNoinline>(pool, n);
-      DeviceBases<HG2> g2 = make_bases<HG2, Fp2NoinlineDev>(pool, n);
+      DeviceBases<HG1> g1 = make_bases<HG1>(pool, n);
+      DeviceBases<HG2> g2 = make_bases<HG2>(pool, n);
       FrNtt ntt(pool, k);
       DeviceBlock w = pool.allocate(n * sizeof(HFr)), abc = pool.allocate(3 * n * sizeof(HFr));
       fill_scalars<<<grid_for(n, 256), 256>>>(w.as<Fr>(), n, 5, 1);
