@@ -294,6 +294,7 @@ class RecLc {
   }
   const Fr& value() const { return value_; }
   const std::vector<std::pair<Variable, Fr>>& terms() const { return terms_; }
+  std::vector<std::pair<Variable, Fr>> take_terms() && { return std::move(terms_); }
 
   RecLc& operator+=(const RecLc& o) {
     terms_.insert(terms_.end(), o.terms_.begin(), o.terms_.end());
@@ -355,6 +356,20 @@ class Recorder {
     cs_.coeffs = {Fr::one(), -Fr::one()};
     coeff_ids_[key(Fr::one())] = kCoeffOne;
     coeff_ids_[key(-Fr::one())] = kCoeffMinusOne;
+  }
+
+  // Room for about `rows` constraints and as many variables, when the caller knows its size:
+  // growing by doubling to 2^27 rows copies every array once more and faults in its pages twice.
+  // Space reserved and never written is never resident.
+  void reserve(size_t rows) {
+    for (auto* m : {&cs_.a, &cs_.b, &cs_.c}) {
+      m->row_ptr.reserve(rows + 1);
+      m->entries.reserve(2 * rows);
+    }
+    for (auto* v : {&vars_a_, &vars_b_, &vars_c_}) v->reserve(2 * rows);
+    cs_.row_node.reserve(rows);
+    cs_.row_name.reserve(rows);
+    private_.reserve(rows);
   }
 
   Variable alloc(const Fr& value) {
@@ -428,7 +443,7 @@ class Recorder {
   // Terms sorted by variable, equal variables merged, zero coefficients dropped. The entries'
   // columns are filled by finish(), when the wires are known; until then `vars` holds them.
   void push_row(CsrMatrix<Fr>& m, std::vector<Variable>& vars, Lc lc) {
-    auto t = lc.terms();
+    auto t = std::move(lc).take_terms();
     std::sort(t.begin(), t.end(),
               [](const auto& x, const auto& y) { return x.first.key() < y.first.key(); });
     for (size_t i = 0; i < t.size();) {

@@ -301,6 +301,7 @@ template <class Fr>
 Recording<Fr> record_porep(const PorepParams& p) {
   p.validate();
   Recorder<Fr> rec(p.name);
+  rec.reserve(p.n_constraints());
   porep_circuit(rec, p, porep_witness<Fr>(p, 0), 0);
   return std::move(rec).finish();
 }
