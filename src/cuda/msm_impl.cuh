@@ -1,5 +1,8 @@
 #pragma once
 // The GPU MSM (cuda/msm.hpp), written once over the curve; msm_g1.cu and msm_g2.cu instantiate it.
+// (Over 600 lines: the kernels and the one host driver that sequences them are instantiated
+// together per curve group. The driver, msm(), is still one function of ~330 lines, phase by
+// phase; giving each phase its own function is the next step for this file.)
 //
 // Buffers of one call, all from the pool (so all in the device budget), released on return:
 //   class    flags/pos (4n + 4n B), bitmap of ones (n/8 B), tail indices (4m B)

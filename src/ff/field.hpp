@@ -10,13 +10,10 @@
 //
 // Every other constant (R = 2^(64N) mod p, R^2 mod p, -p^-1 mod 2^64, exponents) is derived
 // at compile time. Elements hold x·R mod p, fully reduced (< p) at all times.
-// (Over 600 lines on purpose: the one field template every curve instantiates, its Montgomery
-// product, its compile-time constants and their checks belong together; splitting them would
+// (Over 600 lines on purpose: the one field template every curve instantiates; its Montgomery
+// product in two paths, mulx/adx and portable, side by side so that they are read and tested
+// together, its compile-time constants and their checks belong together; splitting them would
 // split the invariants each relies on.)
-//
-// (Over 600 lines on purpose: the one field template every curve instantiates, with its two
-// multiplication paths, mulx/adx and portable, side by side so that they are read and tested
-// together; splitting them would put one algorithm in two files.)
 //
 // Multiplication is CIOS Montgomery with the "spare bit" shortcut (Acar's CIOS with the
 // carry-free final step, valid when the top limb of p is below 2^63 - 1): it saves one carry word
