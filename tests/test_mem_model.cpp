@@ -174,6 +174,44 @@ TEST(MemModel, PipelineModelOfBothPolicies) {
   EXPECT_EQ(predict(pipeline_model(c, Policy::splitprove)).work_bytes, p2.work_bytes);
 }
 
+// With measured stage times showing that the GPU stage keeps up with synthesis (gw >= pw, the
+// longest GPU stage at most 0.8 of the shortest synthesis), a synthesized partition never waits:
+// the GPU queue's slot leaves the prediction. Any other case keeps it.
+TEST(MemModel, AGpuStageThatKeepsUpLeavesItsQueueEmpty) {
+  PipelineConfig c;
+  c.partition = PartitionBytes::scaled(64 * MiB);
+  c.synthesis_workers = 1;
+  c.gpu_workers = 1;
+  c.jobs = 2;
+  c.partitions_per_job = 10;
+  const std::uint64_t life = life_cost(c.partition, Policy::splitprove);
+  const std::uint64_t bound = predict(pipeline_model(c, Policy::splitprove)).work_bytes;
+  EXPECT_FALSE(c.gpu_queue_stays_empty());  // times unknown
+  c.synthesis_min_s = 2.3;
+  c.gpu_stage_max_s = 1.2;
+  EXPECT_TRUE(c.gpu_queue_stays_empty());
+  const Prediction fast = predict(pipeline_model(c, Policy::splitprove));
+  EXPECT_EQ(fast.work_bytes, bound - life);
+  EXPECT_EQ(fast.stages[1].queued_items, 0u);
+  EXPECT_EQ(fast.stages[1].worker_items, 1u);
+  // The held policy's queue in front of the GPU stage empties the same way.
+  const std::uint64_t held_bound = [&] {
+    PipelineConfig u = c;
+    u.gpu_stage_max_s = 0;
+    return predict(pipeline_model(u, Policy::held_until_finalize)).stages[1].queued_items;
+  }();
+  EXPECT_EQ(held_bound, 1u);
+  EXPECT_EQ(predict(pipeline_model(c, Policy::held_until_finalize)).stages[1].queued_items, 0u);
+  // Too little margin, or more synthesis workers than GPU workers: the queue counts again.
+  for (auto [pw, gpu_s] : {std::pair{1u, 1.9}, std::pair{2u, 1.2}}) {
+    PipelineConfig d = c;
+    d.synthesis_workers = pw;
+    d.gpu_stage_max_s = gpu_s;
+    EXPECT_FALSE(d.gpu_queue_stays_empty()) << pw << " " << gpu_s;
+    EXPECT_EQ(predict(pipeline_model(d, Policy::splitprove)).stages[1].queued_items, 1u);
+  }
+}
+
 TEST(MemModel, WorkersScratchIsFixedNotPerPartition) {
   PipelineConfig c;
   c.partition = PartitionBytes::scaled(64 * MiB);

@@ -163,6 +163,11 @@ std::uint64_t PipelineConfig::worker_scratch() const {
                  sat_mul(g2_workers, scratch_per_g2_worker));
 }
 
+bool PipelineConfig::gpu_queue_stays_empty() const {
+  return gpu_stage_max_s > 0 && synthesis_min_s > 0 && gpu_workers >= synthesis_workers &&
+         gpu_stage_max_s <= kQueueFreeRatio * synthesis_min_s;
+}
+
 MemoryModel pipeline_model(const PipelineConfig& c, Policy policy) {
   const PartitionBytes& b = c.partition;
   const std::uint64_t life = life_cost(b, policy);
@@ -172,13 +177,14 @@ MemoryModel pipeline_model(const PipelineConfig& c, Policy policy) {
   m.fixed_bytes = c.worker_scratch();
   m.budget_bytes = c.budget;
   m.max_items_in_flight = std::uint64_t(c.jobs) * c.partitions_per_job;
+  const std::uint32_t gpu_queue = c.gpu_queue_stays_empty() ? 0 : c.gpu_queue;
   // Synthesis: each worker holds the admission reservation (the whole life cost) while it
   // synthesizes and while it waits to hand over to the full GPU queue.
   m.stages.push_back({"synthesis", Tag::synthesis, c.synthesis_workers, 0, life, 0, std::nullopt});
   if (policy == Policy::held_until_finalize) {
     // Nothing is freed before finalize: every stage holds the whole life cost, and the GPU worker
     // hands over without waiting, so the G2 and finalize backlogs have no bound.
-    m.stages.push_back({"gpu", Tag::gpu, c.gpu_workers, c.gpu_queue, life, life, std::nullopt});
+    m.stages.push_back({"gpu", Tag::gpu, c.gpu_workers, gpu_queue, life, life, std::nullopt});
     m.stages.push_back({"g2", Tag::g2, c.g2_workers, std::nullopt, life, life, std::nullopt});
     m.stages.push_back(
         {"finalize", Tag::finalize, c.finalizers, std::nullopt, life, life, std::nullopt});
@@ -189,7 +195,7 @@ MemoryModel pipeline_model(const PipelineConfig& c, Policy policy) {
     // A worker gives buffers back as they die inside its stage (a device backend frees the host
     // a, b, c once they are on the device): part-way through, an item holds between what it
     // holds after the stage and what it held before.
-    m.stages.push_back({"gpu", Tag::gpu, c.gpu_workers, c.gpu_queue, life, life,
+    m.stages.push_back({"gpu", Tag::gpu, c.gpu_workers, gpu_queue, life, life,
                         c.gpu_frees_inputs_early ? after_gpu : life});
     m.stages.push_back({"g2", Tag::g2, c.g2_workers, c.g2_queue, after_gpu, after_gpu, b.result});
     m.stages.push_back(

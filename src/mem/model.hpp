@@ -131,6 +131,16 @@ struct PipelineConfig {
   // The GPU stage may give a partition's buffers back before it ends (a device backend frees the
   // host copies once uploaded): under a budget, a part-freed item lets one more be admitted.
   bool gpu_frees_inputs_early = true;
+  // Measured seconds per partition (0: unknown): the longest GPU stage and the shortest synthesis
+  // of a warm-up. When the GPU stage keeps up with synthesis with room to spare (gw >= pw and the
+  // longest GPU stage at most kQueueFreeRatio of the shortest synthesis), no partition ever waits
+  // for a GPU worker: in any span of one GPU stage each synthesis worker hands over at most one
+  // partition, so at most pw <= gw arrive, and each finds a worker idle. The GPU queue's slots
+  // then hold nothing and the model leaves them out. Unknown times: the queue counts full.
+  double gpu_stage_max_s = 0;
+  double synthesis_min_s = 0;
+  static constexpr double kQueueFreeRatio = 0.8;  // margin for the spread of stage times
+  bool gpu_queue_stays_empty() const;
   std::uint64_t worker_scratch() const;
 };
 
