@@ -368,6 +368,43 @@ TEST(PipelineEngine, PartitionBuffersAreRecycledAndAllGoBackAtShutdown) {
   }
 }
 
+// The buffer warm-up makes the buffers of the partitions asked for (at most what the budget has
+// room for), keeps them idle and booked in the pool, and the first job's partitions then take
+// their pages instead of mapping fresh ones; without a pool it makes nothing.
+TEST(PipelineEngine, BufferWarmUpFillsThePoolThatTheFirstPartitionsReuse) {
+  const auto& ch = chain();
+  auto ws = ch.witnesses(3, 40);
+  auto gpu = std::make_shared<ReleasingGpu>();
+  auto g2 = pipeline::cpu_g2_stage<E>();
+  const auto cost = pipeline::partition_cost<E>(ch.source(ws)->shape(), *ch.key, {}, *gpu, *g2);
+  {
+    pipeline::EngineConfig cfg;
+    cfg.synthesis_workers = 2;
+    cfg.fit_scratch(cost);
+    cfg.host_budget = cfg.worker_scratch() + 2 * cost.life();  // room for two, four asked
+    pipeline::Engine<E> engine(cfg, gpu, g2);
+    const pipeline::JobSpec<E> spec{ch.source(ws), ch.key, ws.size()};
+    EXPECT_EQ(engine.warm_buffers(spec, 4), 2u);
+    const auto warm = engine.pool_stats();
+    EXPECT_GT(warm.idle_blocks, 0u);
+    EXPECT_EQ(warm.reused, 0u);
+    EXPECT_EQ(engine.budget().books()[mem::Tag::pinned].bytes, warm.idle_bytes);
+    EXPECT_LE(warm.idle_bytes, 2 * cost.life());
+    EXPECT_EQ(items_held(engine), 0u);
+    expect_valid(engine.wait(engine.submit(spec)), *ch.key, ws);
+    // Every partition found pages: the first two the warm-up's, the third those of the first.
+    EXPECT_GE(engine.pool_stats().reused, warm.idle_blocks);
+    EXPECT_LE(engine.budget().books().peak, cfg.host_budget);
+    engine.shutdown();
+    EXPECT_EQ(engine.budget().books().used, 0u);
+  }
+  pipeline::EngineConfig fresh;
+  fresh.recycle_buffers = false;
+  pipeline::Engine<E> engine(fresh);
+  EXPECT_EQ(engine.warm_buffers({ch.source(ws), ch.key, ws.size()}, 2), 0u);
+  EXPECT_EQ(engine.budget().books().used, engine.config().worker_scratch());
+}
+
 // Under a budget of two partitions with more synthesis workers than that, the admitting partition
 // takes the pages of partitions that die while it waits (instead of each partition mapping fresh
 // ones): every proof verifies, the books stay within the budget, nothing is left after shutdown.

@@ -234,6 +234,14 @@ class Engine {
   // Fails the job with "cancelled" (no effect on a finished or unknown job).
   void cancel(std::uint64_t id);
 
+  // The buffer warm-up, before work (a daemon's start, a benchmark's cold start): maps the buffers
+  // of `partitions` partitions of `spec`'s shape, every page faulted in (and pinned when the
+  // backend copies them), in parallel, and keeps them idle in the pool (booked, tag pinned), so
+  // the first partitions reuse warm pages instead of faulting and pinning fresh ones while the
+  // device waits. Stops early at what the budget has room for now. Returns the partitions warmed
+  // (0 without recycled buffers).
+  std::uint32_t warm_buffers(const JobSpec<E>& spec, std::uint32_t partitions);
+
   EngineStats stats() const;
   // The buffer pool's counters (all zero when buffers are not recycled).
   mem::BufferPool::Stats pool_stats() const;

@@ -291,6 +291,11 @@ class Prover {
   // G2 input) that it does not cover yet, from the pool (before the partition's admission, which
   // then reserves only the rest). Nothing without a pool.
   void top_up_lease(mem::BufferPool::Lease& lease, const circuit::Shape& shape) const;
+  // The buffer warm-up (Engine::warm_buffers): maps one partition's buffers of `shape` paid from
+  // `paid` (which must hold the life cost), every page faulted in (and pinned when the buffers
+  // are), and lets them die into the pool, where partitions' buffers then find them. Nothing
+  // without a pool.
+  void warm_pool(const circuit::Shape& shape, mem::Reservation paid) const;
   bool recycles() const { return pool_ != nullptr; }
   mem::BufferPool* pool() const { return pool_.get(); }
 

@@ -226,6 +226,15 @@ Synthesized<E> Prover<E>::synthesize(const circuit::PartitionSource<Fr>& source,
 }
 
 template <class E>
+void Prover<E>::warm_pool(const circuit::Shape& shape, mem::Reservation paid) const {
+  if (!pool_) return;
+  mem::BufferOptions populated = opts_;
+  populated.populate = true;
+  for (const std::size_t n : buffer_counts(shape))
+    if (n > 0) (void)mem::Buffer<Fr>::carve(paid, n, populated, pool_);  // dies into the pool
+}
+
+template <class E>
 void Prover<E>::top_up_lease(mem::BufferPool::Lease& lease, const circuit::Shape& shape) const {
   if (!pool_) return;
   const auto counts = buffer_counts(shape);
