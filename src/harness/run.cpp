@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -61,6 +62,14 @@ class DelayedG2 final : public G2StageAround<E> {
 };
 
 using util::xml_escape;
+
+// "100 GiB (the process; 87.2 GiB for the work)", "8 GiB", "none".
+std::string budget_text(const RunOptions& o, const RunReport& r) {
+  if (o.process_budget)
+    return fmt::format("{} (the process; {} of it for the work)", mem::format_bytes(o.process_budget),
+                       mem::format_bytes(r.work_budget));
+  return r.work_budget ? mem::format_bytes(r.work_budget) : "none";
+}
 
 constexpr const char* kMeasuredStart = "measured_start";
 constexpr const char* kMeasuredEnd = "measured_end";
@@ -128,6 +137,20 @@ RunReport run_jobs(const RunOptions& o, const std::function<JobSpec<E>(std::uint
   rep.backend = backend.describe();
   // The workers' scratch is sized for these partitions and reserved when the engine starts.
   EngineConfig ecfg = o.engine;
+  if (o.process_budget) {
+    // What the process holds before any work - the key, the circuit, the runtime - counts against
+    // the one budget; the engine gets the rest. Freed setup scratch cached by the allocator is
+    // given back first, or it would count as held.
+    mem::trim_heap();
+    rep.resident_at_start = mem::read_rss();
+    if (rep.resident_at_start >= o.process_budget)
+      throw Error(fmt::format(
+          "pipeline run: budget {}: the process already holds {} before any work (the key, the "
+          "circuit, the runtime), so nothing is left for the partitions",
+          mem::format_bytes(o.process_budget), mem::format_bytes(rep.resident_at_start)));
+    ecfg.host_budget = o.process_budget - rep.resident_at_start;
+  }
+  rep.work_budget = ecfg.host_budget;
   ecfg.fit_devices(std::uint32_t(stages.size()), stages[0].g2_on_device);
   ecfg.pin_buffers_for(backend.pin_host_buffers);
   if (ecfg.policy == mem::Policy::held_until_finalize)  // that design bounds no backlog
@@ -163,16 +186,54 @@ RunReport run_jobs(const RunOptions& o, const std::function<JobSpec<E>(std::uint
     return t;
   };
   const double key_made_before = key_make_s();
+  if (o.warm_buffers) {
+    const auto tb = Clock::now();
+    const std::uint64_t busy = std::uint64_t(engine.config().synthesis_workers) +
+                               engine.config().total_gpu_workers();
+    rep.warmed_partitions = engine.warm_buffers(
+        specs[0], std::uint32_t(std::min<std::uint64_t>(busy, std::uint64_t(o.jobs) * o.partitions)));
+    rep.buffer_warm_s = std::chrono::duration<double>(Clock::now() - tb).count();
+  }
   EngineStats warm{};
   if (o.warmup_partitions > 0) {
     JobSpec<E> w = make_job(o.jobs);  // a job beside the measured ones (its own data)
     w.partitions = o.warmup_partitions;
+    // Each warm-up partition's synthesis and GPU stage times: the prediction of the measured jobs
+    // leaves the GPU queue out when the GPU stage keeps up (mem::PipelineConfig).
+    std::mutex times_mu;
+    std::map<std::pair<std::size_t, std::string>, Clock::time_point> started;
+    double synth_min = 0, gpu_max = 0;
+    engine.set_stage_observer([&](std::uint64_t, std::size_t part, std::string_view stage, bool start) {
+      if (stage != "synthesis" && stage != "gpu") return;
+      std::lock_guard lk(times_mu);
+      const auto key = std::pair{part, std::string(stage)};
+      if (start) {
+        started[key] = Clock::now();
+        return;
+      }
+      const auto it = started.find(key);
+      if (it == started.end()) return;
+      const double t = std::chrono::duration<double>(Clock::now() - it->second).count();
+      if (stage == "gpu") gpu_max = std::max(gpu_max, t);
+      else synth_min = synth_min == 0 ? t : std::min(synth_min, t);
+    });
     const auto tw = Clock::now();
     const auto r = engine.wait(engine.submit(w));
+    engine.set_stage_observer({});
     if (!r.ok) throw Error(fmt::format("pipeline run: the warm-up job failed: {}", r.error));
     rep.warmup_s = std::chrono::duration<double>(Clock::now() - tw).count();
     warm = engine.stats();
     for (auto& d : stages) d.gpu->reset_phase_report();
+    {
+      std::lock_guard lk(times_mu);
+      rep.warmup_synthesis_min_s = synth_min;
+      rep.warmup_gpu_max_s = gpu_max;
+    }
+    auto mc = ecfg.model_config(rep.cost, o.jobs, o.partitions);
+    mc.synthesis_min_s = rep.warmup_synthesis_min_s;
+    mc.gpu_stage_max_s = rep.warmup_gpu_max_s;
+    rep.gpu_queue_left_out = mc.gpu_queue_stays_empty();
+    rep.prediction = mem::predict(mem::pipeline_model(mc, ecfg.policy));
   }
   sampler.mark(kMeasuredStart);
   const auto t0 = Clock::now();
@@ -257,8 +318,8 @@ RunReport run_jobs(const RunOptions& o, const std::function<JobSpec<E>(std::uint
   // What the model says the books can hold (under a budget: the most whole items that fit it),
   // so the verdict's expected peak is baseline + that.
   tl.set_meta(std::string(mem::kMetaModelWorkBytes), std::to_string(rep.prediction.held_bytes));
-  if (o.engine.host_budget)
-    tl.set_meta(std::string(mem::kMetaBudgetBytes), std::to_string(o.engine.host_budget));
+  if (ecfg.host_budget)
+    tl.set_meta(std::string(mem::kMetaBudgetBytes), std::to_string(ecfg.host_budget));
   tl.set_meta("title", o.title);
   tl.set_meta("source", rep.source);
   tl.set_meta("backend", rep.backend);
@@ -269,7 +330,7 @@ RunReport run_jobs(const RunOptions& o, const std::function<JobSpec<E>(std::uint
                   stages.size() > 1 ? fmt::format(" (×{} devices)", stages.size()) : "",
                   o.engine.g2_workers,
                   o.engine.finalizers, o.jobs, o.partitions, o.engine.split_g2 ? "yes" : "no",
-                  o.engine.host_budget ? mem::format_bytes(o.engine.host_budget) : "none"));
+                  budget_text(o, rep)));
   rep.verdict = mem::analyze(tl);
   {
     // The device's busy fraction: the union of the stages that run on it (the GPU stage, and the
@@ -281,6 +342,7 @@ RunReport run_jobs(const RunOptions& o, const std::function<JobSpec<E>(std::uint
     if (!on_device.empty() && from && to) rep.device_busy = busy_fraction(tl, on_device, *from, *to);
   }
   rep.predicted_peak = rep.verdict.expected_peak.value_or(0);
+  rep.within_process_budget = !o.process_budget || rep.verdict.peak <= o.process_budget;
 
   if (!o.out_dir.empty()) {
     std::filesystem::create_directories(o.out_dir);
@@ -321,6 +383,15 @@ RunReport run_jobs(const RunOptions& o, const std::function<JobSpec<E>(std::uint
       j["predicted_peak_bytes"] = rep.predicted_peak;
       j["peak_rss_bytes"] = rep.verdict.peak;
       j["baseline_bytes"] = rep.verdict.baseline;
+      j["process_budget_bytes"] = o.process_budget;
+      j["resident_at_start_bytes"] = rep.resident_at_start;
+      j["work_budget_bytes"] = rep.work_budget;
+      j["within_process_budget"] = rep.within_process_budget;
+      j["warmed_partitions"] = rep.warmed_partitions;
+      j["buffer_warm_s"] = rep.buffer_warm_s;
+      j["warmup_synthesis_min_s"] = rep.warmup_synthesis_min_s;
+      j["warmup_gpu_max_s"] = rep.warmup_gpu_max_s;
+      j["gpu_queue_left_out"] = rep.gpu_queue_left_out;
       j["books_peak_bytes"] = rep.books_peak;
       for (auto t : mem::kAllTags)
         j["books_peak_by_tag"][std::string(mem::tag_name(t))] = rep.books[t].peak;
@@ -360,8 +431,7 @@ std::string format_report(const RunOptions& o, const RunReport& r) {
       "partitions, budget {}\n",
       o.engine.synthesis_workers, o.engine.gpu_workers, o.engine.g2_workers, o.engine.finalizers,
       o.engine.split_g2 ? "" : " (no split: G2 in the GPU worker)", o.engine.gpu_queue,
-      o.engine.g2_queue, o.engine.final_queue, o.jobs, o.partitions,
-      o.engine.host_budget ? format_bytes(o.engine.host_budget) : "none");
+      o.engine.g2_queue, o.engine.final_queue, o.jobs, o.partitions, budget_text(o, r));
   if (r.stats.devices.size() > 1) {
     std::string devs;
     for (const auto& d : r.stats.devices)
@@ -400,6 +470,11 @@ std::string format_report(const RunOptions& o, const RunReport& r) {
         "stopped:       RSS reached {} (cap {}): the jobs were cancelled; {} partitions had been "
         "proved and verified\n",
         format_bytes(*r.stopped_at_rss), format_bytes(o.rss_cap), r.partitions);
+  if (r.warmed_partitions > 0)
+    out += fmt::format("buffers warm:  the buffers of {} partition(s), {}, made in {:.2f} s before the "
+                       "work (part of the cold start)\n",
+                       r.warmed_partitions, format_bytes(r.warmed_partitions * r.cost.life()),
+                       r.buffer_warm_s);
   if (o.warmup_partitions > 0)
     out += fmt::format("cold start:    a warm-up job of {} partition(s) in {:.2f} s (key to the device, "
                        "twiddles, pools{}), not counted below\n",
@@ -444,6 +519,17 @@ std::string format_report(const RunOptions& o, const RunReport& r) {
       format_bytes(r.books[mem::Tag::scratch].peak));
   const double ratio = r.predicted_peak ? double(r.verdict.peak) / double(r.predicted_peak) : 0;
   out += fmt::format("               measured/predicted peak = {:.3f}\n", ratio);
+  if (r.warmup_gpu_max_s > 0)
+    out += fmt::format(
+        "               warm-up stage times: synthesis at least {:.3f} s, GPU stage at most {:.3f} s: "
+        "{}\n",
+        r.warmup_synthesis_min_s, r.warmup_gpu_max_s,
+        r.gpu_queue_left_out ? "the GPU stage keeps up, its queue left out of the prediction"
+            : "the GPU queue counted full");
+  if (o.process_budget)
+    out += fmt::format("               peak RSS {} the budget {} of the whole process ({} held at the start)\n",
+                       r.within_process_budget ? "within" : "ABOVE", format_bytes(o.process_budget),
+                       format_bytes(r.resident_at_start));
   out += fmt::format("verdict:       {} - {}\n", mem::verdict_name(r.verdict.verdict),
                      r.verdict.reason);
   for (const auto& f : r.files) out += fmt::format("wrote          {}\n", f);

@@ -52,6 +52,15 @@ struct RunOptions {
   // comparison run that is expected to accumulate (EngineConfig::policy held_until_finalize, no
   // budget) cannot take the machine. The report then says the run was stopped, and at what RSS.
   std::uint64_t rss_cap = 0;
+  // One budget for the whole process (0: none; then engine.host_budget, if set, bounds the work
+  // alone). What the process holds when the run starts - the key, the circuit, the runtime, the
+  // devices' host side - is measured, and the engine's budget is what is left of this one; the
+  // report checks the peak RSS against it. Replaces engine.host_budget.
+  std::uint64_t process_budget = 0;
+  // Before the warm-up job, the buffers of pw + gw partitions (what the synthesis and GPU workers
+  // hold at once) are made, faulted in and pinned, and kept in the engine's pool: the steady
+  // state's warm pages, made once, as a daemon does at its start (reported in the cold start).
+  bool warm_buffers = true;
 };
 
 struct RunReport {
@@ -78,6 +87,17 @@ struct RunReport {
   // RunOptions::rss_cap was reached: the measured jobs were cancelled at this RSS (the proofs of
   // those that finished before still verified); throughput and the stage means are not comparable.
   std::optional<std::uint64_t> stopped_at_rss;
+  // RunOptions::process_budget: what the process held before the engine started, and the
+  // engine's budget (the rest); the peak RSS then must stay <= process_budget.
+  std::uint64_t resident_at_start = 0;
+  std::uint64_t work_budget = 0;  // the engine's budget (0: none)
+  bool within_process_budget = true;
+  std::uint32_t warmed_partitions = 0;  // RunOptions::warm_buffers: partitions' buffers made
+  double buffer_warm_s = 0;             // ... in this time (part of the cold start)
+  // The stage times the prediction used (RunOptions::warmup_partitions > 0): the warm-up's
+  // shortest synthesis and longest GPU stage (mem::PipelineConfig::gpu_queue_stays_empty).
+  double warmup_synthesis_min_s = 0, warmup_gpu_max_s = 0;
+  bool gpu_queue_left_out = false;  // ... and so the prediction left the GPU queue out
   double key_make_s = 0;  // of the cold start: making the key's points on the devices (summed)
   mem::BufferPool::Stats pool;             // the engine's buffer pool after the run
   bool pinned = false;                     // partition buffers were pinned for the device
