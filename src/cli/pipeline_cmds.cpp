@@ -3,7 +3,8 @@
 //                                       through the engine, every proof verified, memory measured
 //   splitprove bench pipeline --size 2^k --partitions 10 --jobs j --synth-workers pw
 //                             --gpu-workers gw --g2-workers n --finalizers n --budget 8GiB --out
-//                             DIR [--sweep-pw 1,2,4 --sweep-jobs 1,4 --sweep-reps 3]
+//                             DIR [--sweep-pw 1,2,4 --sweep-jobs 1,4 --sweep-reps 3
+//                             --sweep-held 8:4 --rss-cap 110GiB]
 // Both build their benchmark circuit in memory, over the curve named by --curve (BLS12-381 by
 // default, or BN254).
 // Thin: options in, harness::run_jobs, the report out.
@@ -38,6 +39,7 @@ struct BenchArgs {
   std::string size = "2^12", circuit = "porep", budget, out, gpu_delay = "0", g2_delay = "0";
   std::string curve = "bls12-381";  // the benchmark circuit's curve: bls12-381 or bn254
   std::string sweep_pw, sweep_jobs;  // sweep mode: comma-separated lists
+  std::string sweep_held;            // sweep mode: PW:JOBS of a held-until-finalize run beside
   std::string key_on = "auto";       // where the development key's points are made
   std::string policy = "splitprove", rss_cap, process_budget;
   std::uint32_t sweep_reps = 1;      // sweep mode: runs of each cell
@@ -112,6 +114,23 @@ void run_sweep(BenchArgs& a, unsigned k) {
     e.check();  // the thread limits, with every other stage's workers
   }
   if (a.run.out_dir.empty()) throw Error("--sweep-pw/--sweep-jobs need --out DIR");
+  std::optional<std::pair<std::uint32_t, std::uint32_t>> held_cell;
+  if (!a.sweep_held.empty()) {
+    const auto colon = a.sweep_held.find(':');
+    if (colon == std::string::npos)
+      throw Error(fmt::format("--sweep-held '{}': expected PW:JOBS (e.g. 8:4)", a.sweep_held));
+    const auto pw = parse_list(a.sweep_held.substr(0, colon), "--sweep-held PW");
+    const auto jj = parse_list(a.sweep_held.substr(colon + 1), "--sweep-held JOBS");
+    if (pw.size() != 1 || jj.size() != 1)
+      throw Error(fmt::format("--sweep-held '{}': expected one PW:JOBS", a.sweep_held));
+    if (a.run.rss_cap == 0)
+      throw Error("--sweep-held: the held policy bounds nothing; give --rss-cap SIZE below the "
+                  "machine's memory");
+    auto e = a.run.engine;
+    e.synthesis_workers = pw[0];
+    e.check();
+    held_cell = std::pair{pw[0], jj[0]};
+  }
   const std::string out = a.run.out_dir;
   std::filesystem::create_directories(out);
   const auto t0 = std::chrono::steady_clock::now();
@@ -142,47 +161,77 @@ void run_sweep(BenchArgs& a, unsigned k) {
   const std::uint32_t reps = std::max<std::uint32_t>(1, a.sweep_reps);
   // Repetitions interleaved (every cell once, then again), so that a slow spell of the machine
   // falls on several cells' runs rather than on all runs of one cell.
-  for (std::uint32_t rep = 0; rep < reps; ++rep) {
-    for (std::uint32_t j : jobs) {
-      for (std::uint32_t pw : pws) {
-        harness::RunOptions ro = a.run;
-        ro.engine.synthesis_workers = pw;
-        ro.jobs = j;
-        const std::string name = reps == 1 ? fmt::format("pw{}-j{}", pw, j)
-                                           : fmt::format("pw{}-j{}-r{}", pw, j, rep + 1);
-        ro.out_dir = (std::filesystem::path(out) / name).string();
-        ro.title = fmt::format("bench {}: pw={} gw={} g2w={} jobs={}x{}", bc.name, pw,
-                               ro.engine.gpu_workers, ro.engine.g2_workers, j, ro.partitions);
-        auto res = harness::run_jobs<E>(ro, [&](std::uint32_t jj) { return bc.job(jj); }, be);
-        backend = res.backend;
-        util::write_file_atomic((std::filesystem::path(ro.out_dir) / "report.txt").string(),
-                                harness::format_report(ro, res));
-        auto mean = [](const pipeline::StageStats& st) {
-          return st.items ? st.busy_s / double(st.items) : 0.0;
-        };
-        const auto& v = res.verdict;
-        const double ratio =
-            res.predicted_peak ? double(v.peak) / double(res.predicted_peak) : 0;
-        const std::uint64_t work = v.peak > v.baseline ? v.peak - v.baseline : 0;
-        const bool under = ro.process_budget ? res.within_process_budget
-                                             : !res.work_budget || work <= res.work_budget;
-        const std::string line = fmt::format(
-            "| [{}]({}/memory.svg) | {} | {} | {} | {:.2f} | {:.2f} | {:.3f} / {:.3f} / {:.3f} "
-            "| {} | {} | {} | {} | {} | {} | {} | {:.3f} | {} | {} | {} |\n",
-            name, name, pw, j, res.partitions, res.wall_s, res.partitions_per_s,
-            mean(res.stats.synthesis), mean(res.stats.gpu), mean(res.stats.g2),
-            mib(res.cost.life()), mib(res.worker_scratch),
-            res.work_budget ? mib(res.work_budget) : "none", mib(res.books_peak),
-            mib(work), mib(res.predicted_peak), mib(v.peak), ratio,
-            mib(std::uint64_t(std::max<std::int64_t>(0, v.unaccounted_max))),
-            fmt::format("{:.1f}", double(v.drain_delta) / double(1 << 20)),
-            mem::verdict_name(v.verdict));
-        std::printf("%s", line.c_str());
-        std::fflush(stdout);
-        rows.push_back({pw, j, res.partitions_per_s, ratio, under,
-                        std::string(mem::verdict_name(v.verdict)), line});
-      }
-    }
+  // One engine run with its files in OUT/<name>/, its table row printed as it ends.
+  auto run_cell = [&](harness::RunOptions ro, std::uint32_t pw, std::uint32_t j,
+                      const std::string& name) {
+    ro.engine.synthesis_workers = pw;
+    ro.jobs = j;
+    ro.out_dir = (std::filesystem::path(out) / name).string();
+    ro.title = fmt::format("bench {}: pw={} gw={} g2w={} jobs={}x{}{}", bc.name, pw,
+                           ro.engine.gpu_workers, ro.engine.g2_workers, j, ro.partitions,
+                           ro.engine.policy == mem::Policy::held_until_finalize
+                               ? ", policy held until finalize"
+                               : "");
+    auto res = harness::run_jobs<E>(ro, [&](std::uint32_t jj) { return bc.job(jj); }, be);
+    backend = res.backend;
+    util::write_file_atomic((std::filesystem::path(ro.out_dir) / "report.txt").string(),
+                            harness::format_report(ro, res));
+    auto mean = [](const pipeline::StageStats& st) {
+      return st.items ? st.busy_s / double(st.items) : 0.0;
+    };
+    const auto& v = res.verdict;
+    const double ratio = res.predicted_peak ? double(v.peak) / double(res.predicted_peak) : 0;
+    const std::uint64_t work = v.peak > v.baseline ? v.peak - v.baseline : 0;
+    const bool under = ro.process_budget ? res.within_process_budget
+                                         : !res.work_budget || work <= res.work_budget;
+    const std::string line = fmt::format(
+        "| [{}]({}/memory.svg) | {} | {} | {} | {:.2f} | {:.2f} | {:.3f} / {:.3f} / {:.3f} "
+        "| {} | {} | {} | {} | {} | {} | {} | {:.3f} | {} | {} | {} |\n",
+        name, name, pw, j, res.partitions, res.wall_s, res.partitions_per_s,
+        mean(res.stats.synthesis), mean(res.stats.gpu), mean(res.stats.g2),
+        mib(res.cost.life()), mib(res.worker_scratch),
+        res.work_budget ? mib(res.work_budget) : "none", mib(res.books_peak), mib(work),
+        mib(res.predicted_peak), mib(v.peak), ratio,
+        mib(std::uint64_t(std::max<std::int64_t>(0, v.unaccounted_max))),
+        fmt::format("{:.1f}", double(v.drain_delta) / double(1 << 20)),
+        res.stopped_at_rss ? fmt::format("{} (stopped at the RSS cap)", mem::verdict_name(v.verdict))
+                           : std::string(mem::verdict_name(v.verdict)));
+    std::printf("%s", line.c_str());
+    std::fflush(stdout);
+    return std::pair{Row{pw, j, res.partitions_per_s, ratio, under,
+                         std::string(mem::verdict_name(v.verdict)), line},
+                     res};
+  };
+  for (std::uint32_t rep = 0; rep < reps; ++rep)
+    for (std::uint32_t j : jobs)
+      for (std::uint32_t pw : pws)
+        rows.push_back(run_cell(a.run, pw, j,
+                                reps == 1 ? fmt::format("pw{}-j{}", pw, j)
+                                          : fmt::format("pw{}-j{}-r{}", pw, j, rep + 1))
+                           .first);
+  // The reference design's policy beside the sweep (--sweep-held PW:JOBS): the same circuit and
+  // key, the synthesis output held until finalize, no budget, stopped at --rss-cap.
+  std::string held, held_line;
+  if (held_cell) {
+    harness::RunOptions ro = a.run;
+    ro.engine.policy = mem::Policy::held_until_finalize;
+    ro.engine.host_budget = 0;
+    ro.process_budget = 0;
+    ro.engine.g2_queue = ro.engine.final_queue = pipeline::EngineConfig::kMaxQueueBound;
+    const auto [row, res] =
+        run_cell(ro, held_cell->first, held_cell->second,
+                 fmt::format("held-pw{}-j{}", held_cell->first, held_cell->second));
+    held_line = row.line;
+    const auto& v = res.verdict;
+    held = fmt::format(
+        "held until finalize (pw={} j={}, no budget, RSS cap {}): peak RSS {} ({} above the "
+        "baseline {}), {:.2f} partitions/s, G2 backlog max {}, finalize backlog max {}{}\n",
+        row.pw, row.j, mem::format_bytes(ro.rss_cap), mem::format_bytes(v.peak),
+        mem::format_bytes(v.peak > v.baseline ? v.peak - v.baseline : 0),
+        mem::format_bytes(v.baseline), row.pps, res.stats.max_g2_queue,
+        res.stats.max_final_queue,
+        res.stopped_at_rss ? fmt::format("; stopped at RSS {}", mem::format_bytes(*res.stopped_at_rss))
+                           : std::string());
   }
   // Per cell the run of median throughput (of an even count, the faster middle one).
   std::vector<Row> cells;
@@ -196,6 +245,7 @@ void run_sweep(BenchArgs& a, unsigned k) {
       cells.push_back(runs[runs.size() / 2]);
       table += cells.back().line;
     }
+  table += held_line;  // the held policy's run, beside (not in the checks)
   if (reps > 1) {
     std::string each;
     for (const Row& c : cells) {
@@ -237,7 +287,7 @@ void run_sweep(BenchArgs& a, unsigned k) {
                    : std::string("peak RSS - baseline <= budget"),
                all_under ? "yes" : "NO", worst,
                all_bounded ? "yes" : "NO", never_slower ? "yes" : "NO") +
-           checks;
+           checks + held;
   std::printf("\n%s", checks.c_str());
   std::string md = table + "\n" + checks;
   if (reps > 1) {
@@ -274,7 +324,8 @@ void run_bench(BenchArgs& a, bool demo) {
   if (a.run.jobs == 0 || a.run.jobs > kMaxBenchJobs)
     throw Error(fmt::format("--jobs {}: expected 1..{}", a.run.jobs, kMaxBenchJobs));
   if (!a.run.out_dir.empty()) util::OutputCheck(demo ? "demo" : "bench").output_dir(a.run.out_dir).check();
-  const bool sweep = !a.sweep_pw.empty() || !a.sweep_jobs.empty() || a.sweep_reps > 1;
+  const bool sweep = !a.sweep_pw.empty() || !a.sweep_jobs.empty() || !a.sweep_held.empty() ||
+                     a.sweep_reps > 1;
   if (!a.budget.empty() && !a.process_budget.empty())
     throw Error("--budget and --process-budget: give one (--process-budget includes the work)");
   if (!a.budget.empty()) a.run.engine.host_budget = mem::parse_size(a.budget, "--budget");
@@ -425,6 +476,10 @@ Register reg([](CLI::App& app) {
                    "sweep: synthesis workers to run, e.g. 1,2,4,8,16 (one circuit and key; one "
                    "run per pw x jobs; files in OUT/pw<p>-j<j>/, the table in OUT/sweep.md)");
   pipe->add_option("--sweep-jobs", bench_args->sweep_jobs, "sweep: jobs in flight, e.g. 1,4,8");
+  pipe->add_option("--sweep-held", bench_args->sweep_held,
+                   "sweep: after the sweep, one run of PW:JOBS with the synthesis output held "
+                   "until finalize and no budget (the reference design; needs --rss-cap), in "
+                   "OUT/held-pw<p>-j<j>/, its row and peak beside the sweep's");
   pipe->add_option("--sweep-reps", bench_args->sweep_reps,
                    "sweep: runs of each cell, interleaved (every cell once, then again); files in "
                    "OUT/pw<p>-j<j>-r<i>/; the table gives each cell's run of median throughput, "
