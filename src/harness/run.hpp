@@ -118,6 +118,9 @@ RunReport run_jobs(const RunOptions& opts,
                    const pipeline::Backend<E>& backend);
 
 std::string format_report(const RunOptions& opts, const RunReport& r);
+// The budget as the report names it: "100 GiB (the process; 87.2 GiB of it for the work)",
+// "8 GiB" (the work's), "none".
+std::string budget_text(const RunOptions& opts, const RunReport& r);
 
 // Fraction of [from, to] during which at least one of `stages` ran, from the stage events
 // ("start:<stage>:<item>" / "end:<stage>:<item>"): overlapping runs count once.
