@@ -38,8 +38,10 @@
 # Sweep mode: SPLITPROVE_DEVICE_SWEEP=1 builds only the CLI (no GPU tests, no prover benchmark) and
 # runs one `splitprove bench pipeline ... --sweep-pw LIST --sweep-jobs LIST` with the arguments in
 # SPLITPROVE_SWEEP_ARGS (one circuit and key for the whole sweep; one table row per run), within
-# SPLITPROVE_SWEEP_TIMEOUT seconds (400); it writes sweep.txt (the table and the checks) and
-# sweep.tar.gz (every run's files) into OUTDIR beside env.txt, build.log and summary.txt.
+# SPLITPROVE_SWEEP_TIMEOUT seconds (400; less where SPLITPROVE_DEVICE_DEADLINE, seconds from the
+# script's start, comes first); it writes sweep.txt (the table and the checks), reports.txt (every
+# finished run's report) and sweep.tar.gz (every run's files) into OUTDIR beside env.txt,
+# build.log and summary.txt.
 # Multi-GPU mode: SPLITPROVE_DEVICE_MULTI=1 builds only the CLI and, at each size of
 # SPLITPROVE_MULTI_SIZES ("22 24"), runs `splitprove bench pipeline --size 2^K
 # $SPLITPROVE_MULTI_ARGS` on GPU 0 alone, on every GPU, and on GPU 0 split into two logical devices
@@ -215,13 +217,24 @@ if [ "$sweep" = 1 ]; then
   d="$out/sweep"
   mkdir -p "$d"
   t0=$(date +%s)
+  limit="${SPLITPROVE_SWEEP_TIMEOUT:-400}"
+  # A deadline for the whole script (the machine's per-command limit): the sweep stops in time to
+  # pack what it has, however long the build took.
+  if [ -n "${SPLITPROVE_DEVICE_DEADLINE:-}" ]; then
+    left=$((SPLITPROVE_DEVICE_DEADLINE - (t0 - t_start) - 20))
+    [ "$left" -lt "$limit" ] && limit=$left
+  fi
   # shellcheck disable=SC2086
-  timeout "${SPLITPROVE_SWEEP_TIMEOUT:-400}" "$build/splitprove" bench pipeline $sweep_args \
+  timeout "$limit" "$build/splitprove" bench pipeline $sweep_args \
     --out "$d" >"$out/sweep.txt" 2>"$d/stderr.txt"
   rc=$?
-  say "sweep: splitprove bench pipeline $sweep_args: rc $rc, $(($(date +%s) - t0)) s"
+  say "sweep: splitprove bench pipeline $sweep_args: rc $rc, $(($(date +%s) - t0)) s (limit $limit s)"
   cat "$out/sweep.txt" | tee -a "$summary"
   [ $rc -eq 0 ] || { tail -5 "$d/stderr.txt" | tee -a "$summary"; status=1; }
+  # Every finished run's report in one file (comes back even where the archive is too big).
+  for r in "$d"/*/report.txt; do
+    [ -f "$r" ] && { echo "==== $(basename "$(dirname "$r")")"; cat "$r"; }
+  done >"$out/reports.txt"
   tar -czf "$out/sweep.tar.gz" -C "$out" sweep && rm -rf "$d"
   say "total: $(($(date +%s) - t_start)) s, exit status $status"
   exit $status
