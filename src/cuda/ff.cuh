@@ -45,46 +45,36 @@ constexpr MontConsts<2 * HostField::N> mont_consts_of() {
   return c;
 }
 
-// The host-side copies (constexpr, checked at compile time below).
-inline constexpr MontConsts<8> kFrConstsHost = mont_consts_of<bls12_381::Fr>();
-inline constexpr MontConsts<12> kFpConstsHost = mont_consts_of<bls12_381::Fp>();
-
-// The bounds in Mont::mul need one spare bit: p < 2^(32n - 1), i.e. the top 32-bit limb < 2^31.
-static_assert(kFrConstsHost.mod[7] < (1u << 31) && kFpConstsHost.mod[11] < (1u << 31));
-static_assert(uint32_t(kFrConstsHost.m0 * kFrConstsHost.mod[0]) == 0xffffffffu);
-static_assert(uint32_t(kFpConstsHost.m0 * kFpConstsHost.mod[0]) == 0xffffffffu);
-
+// The constants of each host field twice: a constexpr host copy, and a device copy in constant
+// memory, one per translation unit (no relocatable device code needed). An operand in the constant
+// bank costs nothing extra in IMAD, and m0 stays opaque to the compiler (BLS12-381 Fr's m0 is
+// 0xffffffff, which it would otherwise "simplify" into slower code).
+template <class HostField>
+inline constexpr MontConsts<2 * HostField::N> kConstsHost = mont_consts_of<HostField>();
 #if defined(__CUDACC__)
-// Device copies in constant memory: one per translation unit (no relocatable device code needed).
-// An operand in the constant bank costs nothing extra in IMAD, and m0 stays opaque to the compiler
-// (Fr's m0 is 0xffffffff, which it would otherwise "simplify" into slower code).
-static __constant__ MontConsts<8> kFrConstsDev = mont_consts_of<bls12_381::Fr>();
-static __constant__ MontConsts<12> kFpConstsDev = mont_consts_of<bls12_381::Fp>();
+template <class HostField>
+static __constant__ MontConsts<2 * HostField::N> kConstsDev = mont_consts_of<HostField>();
 #endif
 
-struct FrTraits {
-  static constexpr size_t n = 8;
-  using Host = bls12_381::Fr;
-  SPLITPROVE_HD static const MontConsts<8>& c() {
+// A device field's traits (Mont's parameter): its limb count, its host field and its constants.
+template <class HostField>
+struct FieldTraits {
+  static constexpr size_t n = 2 * HostField::N;
+  using Host = HostField;
+  SPLITPROVE_HD static const MontConsts<n>& c() {
 #if defined(__CUDA_ARCH__)
-    return kFrConstsDev;
+    return kConstsDev<HostField>;
 #else
-    return kFrConstsHost;
+    return kConstsHost<HostField>;
 #endif
   }
+  // The bounds in Mont::mul need one spare bit: p < 2^(32n - 1), i.e. the top 32-bit limb < 2^31.
+  static_assert(kConstsHost<HostField>.mod[n - 1] < (1u << 31));
+  static_assert(uint32_t(kConstsHost<HostField>.m0 * kConstsHost<HostField>.mod[0]) == 0xffffffffu);
 };
 
-struct FpTraits {
-  static constexpr size_t n = 12;
-  using Host = bls12_381::Fp;
-  SPLITPROVE_HD static const MontConsts<12>& c() {
-#if defined(__CUDA_ARCH__)
-    return kFpConstsDev;
-#else
-    return kFpConstsHost;
-#endif
-  }
-};
+using FrTraits = FieldTraits<bls12_381::Fr>;
+using FpTraits = FieldTraits<bls12_381::Fp>;
 
 // kInlineMul: whether products are expanded where they are used (the fast path of the field
 // kernels) or called as one function per kernel (a G1 addition holds 10 to 23 products; inlined
