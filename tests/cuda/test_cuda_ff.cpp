@@ -138,14 +138,14 @@ TYPED_TEST(GpuField, UnreducedInputIsNamed) {
 
 // The two tests below need no GPU: argument errors come before any CUDA call.
 TEST(CudaFieldApi, EmptyInputIsANoOp) {
-  EXPECT_NO_THROW(fr_mul(nullptr, nullptr, nullptr, 0));
-  EXPECT_NO_THROW(fp_sqr(nullptr, nullptr, 0));
+  EXPECT_NO_THROW(fr_apply(FieldOp::mul, nullptr, nullptr, nullptr, 0));
+  EXPECT_NO_THROW(fp_apply(FieldOp::sqr, nullptr, nullptr, nullptr, 0));
 }
 
 TEST(CudaFieldApi, NullArrayIsAnError) {
   uint64_t x[6] = {};
-  EXPECT_THROW(fr_mul(x, nullptr, x, 1), Error);
-  EXPECT_THROW(fp_neg(nullptr, x, 1), Error);
+  EXPECT_THROW(fr_apply(FieldOp::mul, x, nullptr, x, 1), Error);
+  EXPECT_THROW(fp_apply(FieldOp::neg, nullptr, nullptr, x, 1), Error);
 }
 
 // Without a GPU a call must fail with an Error that names the entry point and the failing CUDA
@@ -154,7 +154,7 @@ TEST(CudaFieldApi, NoDeviceIsAnErrorNotACrash) {
   if (no_gpu_reason().empty()) GTEST_SKIP() << "a CUDA device is present";
   uint64_t x[4] = {1, 0, 0, 0}, out[4];
   try {
-    fr_mul(x, x, out, 1);
+    fr_apply(FieldOp::mul, x, x, out, 1);
     FAIL() << "fr_mul succeeded without a CUDA device";
   } catch (const Error& e) {
     const std::string m = e.what();
