@@ -1,14 +1,16 @@
-// The device field and curve code (src/cuda/ff.cuh, ec.cuh) run on the CPU through the exact
-// emulation of its PTX carry chains (cuda/ptx.cuh), checked against ff::Field and ec::Curve. These
-// tests need no GPU: they pin down the limb algorithms (the two-chain CIOS product, the carry and
-// borrow handling, the XYZZ formulas) on every machine; test_cuda_ff/_ec then check that the GPU
-// runs them the same way.
+// The device field and curve code (src/cuda/ff.cuh, fp2.cuh, ec.cuh) run on the CPU through the
+// exact emulation of its PTX carry chains (cuda/ptx.cuh), checked against ff::Field and ec::Curve:
+// the fields Fr, Fp and Fp2 of both curves (BLS12-381's from cuda/ff.cuh, BN254's from
+// cuda/ff_bn254.cuh), and BLS12-381's G1 formulas. These tests need no GPU: they pin down the limb
+// algorithms (the two-chain CIOS product, the carry and borrow handling, the XYZZ formulas) on
+// every machine; test_cuda_ff/_ec then check that the GPU runs them the same way.
 #include <gtest/gtest.h>
 
 #include <random>
 
 #include "cuda/ec.cuh"
 #include "cuda/ff.cuh"
+#include "cuda/ff_bn254.cuh"
 #include "cuda/fp2.cuh"
 #include "gpu.hpp"
 
@@ -28,9 +30,11 @@ typename Dev::Host to_host(const Dev& x) {
   return Dev::Host::from_mont(r);
 }
 
+// TypeParam: a device field (cuda::Mont), its host field Dev::Host.
 template <class Dev>
 class EmulatedField : public ::testing::Test {};
-using DevFields = ::testing::Types<Fr, Fp, FpNoinline>;
+using DevFields =
+    ::testing::Types<Fr, Fp, FpNoinline, bn254_dev::Fr, bn254_dev::Fp, bn254_dev::FpNoinline>;
 TYPED_TEST_SUITE(EmulatedField, DevFields);
 
 TYPED_TEST(EmulatedField, ConstantsComeFromTheHostField) {
@@ -55,6 +59,7 @@ TYPED_TEST(EmulatedField, OpsMatchHostOnEdgeAndRandomValues) {
   make_inputs<H>(3000, 11, a, b);
   for (size_t i = 0; i < a.size(); ++i) {
     const Dev x = to_dev<Dev>(a[i]), y = to_dev<Dev>(b[i]);
+    ASSERT_TRUE(x.is_reduced()) << i;
     ASSERT_EQ(to_host(x + y), a[i] + b[i]) << i;
     ASSERT_EQ(to_host(x - y), a[i] - b[i]) << i;
     ASSERT_EQ(to_host(x * y), a[i] * b[i]) << i;
@@ -71,32 +76,66 @@ TYPED_TEST(EmulatedField, OpsMatchHostOnEdgeAndRandomValues) {
   }
 }
 
-// The Fp2 product and square called whole (Fp2CallDev, the G2 bucket kernel's MsmOptions::fp2_call)
-// against the per-base-product form and the host's Fp2.
-TEST(EmulatedFp2, CalledProductMatchesHost) {
-  using H = bls12_381::Fp;
+// A curve's Fp2 for EmulatedFp2: the host fields and the device Fp2 with its Fp2 product called
+// whole (CallDev) or each base product called (NoinlineDev), both over the device Fp FpDev.
+struct Bls12381Fp2 {
+  using HostFp = bls12_381::Fp;
+  using HostFp2 = bls12_381::Fp2;
+  using FpDev = FpNoinline;
+  using CallDev = Fp2CallDev;
+  using NoinlineDev = Fp2NoinlineDev;
+};
+struct Bn254Fp2 {
+  using HostFp = bn254::Fp;
+  using HostFp2 = bn254::Fp2;
+  using FpDev = bn254_dev::FpNoinline;
+  using CallDev = bn254_dev::Fp2CallDev;
+  using NoinlineDev = bn254_dev::Fp2NoinlineDev;
+};
+
+template <class T>
+class EmulatedFp2 : public ::testing::Test {};
+using Fp2Curves = ::testing::Types<Bls12381Fp2, Bn254Fp2>;
+TYPED_TEST_SUITE(EmulatedFp2, Fp2Curves);
+
+// The Fp2 product and square called whole (CallDev, the G2 bucket kernel's MsmOptions::fp2_call)
+// against the per-base-product form and the host's Fp2; the per-base-product form also loaded
+// from and stored to the host's Fp2 layout whole.
+TYPED_TEST(EmulatedFp2, CalledProductMatchesHost) {
+  using H = typename TypeParam::HostFp;
+  using H2 = typename TypeParam::HostFp2;
+  using FpDev = typename TypeParam::FpDev;
+  using CallDev = typename TypeParam::CallDev;
+  using NoinlineDev = typename TypeParam::NoinlineDev;
+  static_assert(sizeof(NoinlineDev) == sizeof(H2));
   std::vector<H> a, b;
   make_inputs<H>(2000, 23, a, b);
   auto dev = [](const H& x0, const H& x1, auto tag) {
     using D = decltype(tag);
     D r;
-    r.c0 = to_dev<FpNoinline>(x0);
-    r.c1 = to_dev<FpNoinline>(x1);
+    r.c0 = to_dev<FpDev>(x0);
+    r.c1 = to_dev<FpDev>(x1);
     return r;
   };
   for (size_t i = 0; i + 1 < a.size(); i += 2) {
-    const bls12_381::Fp2 hx{a[i], a[i + 1]}, hy{b[i], b[i + 1]};
-    const auto x = dev(a[i], a[i + 1], Fp2CallDev{}), y = dev(b[i], b[i + 1], Fp2CallDev{});
-    const auto u = dev(a[i], a[i + 1], Fp2NoinlineDev{}), v = dev(b[i], b[i + 1], Fp2NoinlineDev{});
-    const Fp2CallDev p = x * y, q = x.sqr();
-    const Fp2NoinlineDev pu = u * v, qu = u.sqr();
-    const bls12_381::Fp2 hp = hx * hy, hq = hx.square();
+    const H2 hx{a[i], a[i + 1]}, hy{b[i], b[i + 1]};
+    const auto x = dev(a[i], a[i + 1], CallDev{}), y = dev(b[i], b[i + 1], CallDev{});
+    const auto u = dev(a[i], a[i + 1], NoinlineDev{}), v = dev(b[i], b[i + 1], NoinlineDev{});
+    const CallDev p = x * y, q = x.sqr();
+    const NoinlineDev pu = u * v, qu = u.sqr();
+    const H2 hp = hx * hy, hq = hx.square();
     ASSERT_EQ(to_host(p.c0), hp.c0) << i;
     ASSERT_EQ(to_host(p.c1), hp.c1) << i;
     ASSERT_EQ(to_host(q.c0), hq.c0) << i;
     ASSERT_EQ(to_host(q.c1), hq.c1) << i;
     ASSERT_TRUE(to_host(pu.c0) == hp.c0 && to_host(pu.c1) == hp.c1) << i;
     ASSERT_TRUE(to_host(qu.c0) == hq.c0 && to_host(qu.c1) == hq.c1) << i;
+    // Whole-element load and store in the host's layout.
+    H2 got;
+    (NoinlineDev::load(&hx) * NoinlineDev::load(&hy)).store(&got);
+    ASSERT_TRUE(got == hp) << i;
+    NoinlineDev::load(&hx).sqr().store(&got);
+    ASSERT_TRUE(got == hq) << i;
   }
 }
 

@@ -1,8 +1,9 @@
-// GPU MSM (cuda/msm.hpp) for G1 and G2 against the CPU msm::msm and closed forms: random,
-// 0/1-heavy, small and mixed scalars, points at infinity, sizes that are not powers of two, every
-// window size 1..20, split against unsplit, canonical against Montgomery scalars, the 0/1/tail
-// counts, and scalars >= r rejected by index. Also the device pool's budget books. Skipped, with
-// the reason, where no GPU exists.
+// GPU MSM (cuda/msm.hpp) for G1 and G2 of both curves (BLS12-381 and BN254, one typed suite over
+// the four groups) against the CPU msm::msm and closed forms: random, 0/1-heavy, small and mixed
+// scalars, points at infinity, sizes that are not powers of two, every window size 1..20, split
+// against unsplit, the bucket kernel's variants, the 0/1/tail counts; for both G1 groups,
+// canonical against Montgomery scalars and scalars >= r rejected by index. Also the device pool's
+// budget books and staged uploads. Skipped, with the reason, where no GPU exists.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "cuda/msm.hpp"
+#include "ec/bn254.hpp"
 #include "generator_multiples_check.hpp"
 #include "gpu.hpp"
 #include "msm/msm.hpp"
@@ -19,7 +21,6 @@ namespace splitprove::cuda {
 namespace {
 
 using namespace testing;
-using HFr = bls12_381::Fr;
 
 // k·G for k = 1..n with every 7th point replaced by infinity.
 template <class C>
@@ -36,6 +37,8 @@ std::vector<typename C::Affine> test_bases(size_t n) {
 
 enum class Mix { random, zero_one_heavy, small, mixed };
 
+// n scalars of the field HFr (a curve's C::Fr).
+template <class HFr>
 std::vector<HFr> test_scalars(size_t n, Mix mix, uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::vector<HFr> s(n);
@@ -68,7 +71,7 @@ template <class C>
 void expect_matches_cpu(size_t n, Mix mix, const MsmOptions& opt, uint64_t seed,
                         const std::string& what) {
   const auto bases = test_bases<C>(n);
-  const auto sc = test_scalars(n, mix, seed);
+  const auto sc = test_scalars<typename C::Fr>(n, mix, seed);
   MsmStats st;
   const auto got = msm_host<C>(test_pool(), bases, sc, opt, &st);
   const auto want = msm::msm<C>(bases, sc);
@@ -81,10 +84,11 @@ void expect_matches_cpu(size_t n, Mix mix, const MsmOptions& opt, uint64_t seed,
   EXPECT_EQ(st.tail, n - zeros - (opt.split ? ones : 0)) << what;
 }
 
+// TypeParam: the curve group (its points C::Affine, its scalars C::Fr).
 template <class C>
 class GpuMsm : public ::testing::Test {};
-using Curves = ::testing::Types<bls12_381::G1, bls12_381::G2>;
-TYPED_TEST_SUITE(GpuMsm, Curves);
+using Groups = ::testing::Types<bls12_381::G1, bls12_381::G2, bn254::G1, bn254::G2>;
+TYPED_TEST_SUITE(GpuMsm, Groups);
 
 TYPED_TEST(GpuMsm, MatchesCpuOnEveryMix) {
   SPLITPROVE_REQUIRE_GPU();
@@ -110,14 +114,16 @@ TYPED_TEST(GpuMsm, SplitEqualsUnsplit) {
   expect_matches_cpu<TypeParam>(5000, Mix::zero_one_heavy, {}, 77, "split");
 }
 
-// 14-bit windows leave the top window 3 bits (255 = 18·14 + 3): a few buckets hold thousands of
-// points each, which are cut into chunks (the big-run path), as are the -1s of a skewed mix.
+// 14-bit windows leave the top window 3 bits of BLS12-381's 255 (18·14 + 3), 2 of BN254's 254: a
+// few buckets hold thousands of points each, which are cut into chunks (the big-run path), as are
+// the -1s of a skewed mix.
 TYPED_TEST(GpuMsm, SkewedBucketsTakeTheBigRunPath) {
   SPLITPROVE_REQUIRE_GPU();
   using C = TypeParam;
+  using HFr = typename C::Fr;
   const size_t n = 20000;
   const auto bases = test_bases<C>(n);
-  auto sc = test_scalars(n, Mix::random, 31);
+  auto sc = test_scalars<HFr>(n, Mix::random, 31);
   for (size_t i = 0; i < n; i += 3) sc[i] = -HFr::one();
   MsmOptions o;
   o.window_bits = 14;
@@ -132,9 +138,10 @@ TYPED_TEST(GpuMsm, SkewedBucketsTakeTheBigRunPath) {
 TYPED_TEST(GpuMsm, MergedAndSeparateChunksAgree) {
   SPLITPROVE_REQUIRE_GPU();
   using C = TypeParam;
+  using HFr = typename C::Fr;
   const size_t n = 9000;
   const auto bases = test_bases<C>(n);
-  auto sc = test_scalars(n, Mix::random, 41);
+  auto sc = test_scalars<HFr>(n, Mix::random, 41);
   for (size_t i = 0; i < n; i += 4) sc[i] = -HFr::one();
   for (size_t i = 1; i < n; i += 7) sc[i] = HFr::from_u64(12345);
   const auto want = msm::msm<C>(bases, sc);
@@ -191,27 +198,32 @@ TYPED_TEST(GpuMsm, RunTablesAndWindowSegmentsAgree) {
         expect_matches_cpu<TypeParam>(n, Mix::random, o, 900 + c, what);
         MsmStats st;
         const auto bases = test_bases<TypeParam>(64);
-        const auto sc = test_scalars(64, Mix::random, 5);
+        const auto sc = test_scalars<typename TypeParam::Fr>(64, Mix::random, 5);
         msm_host<TypeParam>(test_pool(), bases, sc, o, &st);
         const uint32_t per_window = 1u << (st.window_bits - 1);
         EXPECT_GE(st.window_segments, 1u) << what;
         EXPECT_LE(st.window_segments, per_window) << what;
-        if (!fit) EXPECT_EQ(per_window % st.window_segments, 0u) << what;
+        if (!fit) {
+          EXPECT_EQ(per_window % st.window_segments, 0u) << what;
+        }
       }
   // The bucket kernel bounded to more warps per SM (G2) or not, its Fp2 products called whole
-  // (G2) or per base product: the same sums.
-  for (bool bounded : {true, false})
-    for (bool fp2_call : {true, false}) {
-      MsmOptions o;
-      o.bounded_buckets = bounded;
-      o.fp2_call = fp2_call;
-      const std::string what = std::string(bounded ? "bounded" : "unbounded") +
-                               (fp2_call ? " fp2 call" : " fp call");
-      expect_matches_cpu<TypeParam>(6100, Mix::mixed, o, 950 + 2 * bounded + fp2_call, what);
-      o.window_bits = 14;
-      expect_matches_cpu<TypeParam>(6100, Mix::random, o, 960 + 2 * bounded + fp2_call,
-                                    what + " c=14");
-    }
+  // (G2) or per base product, each taking its runs longest first or in key order: the same sums.
+  for (bool balance : {true, false})
+    for (bool bounded : {true, false})
+      for (bool fp2_call : {true, false}) {
+        MsmOptions o;
+        o.balance = balance;
+        o.bounded_buckets = bounded;
+        o.fp2_call = fp2_call;
+        const std::string what = std::string(bounded ? "bounded" : "unbounded") +
+                                 (fp2_call ? " fp2 call" : " fp call") +
+                                 (balance ? " balanced" : " key order");
+        const unsigned v = 4 * !balance + 2 * bounded + fp2_call;
+        expect_matches_cpu<TypeParam>(6100, Mix::mixed, o, 950 + v, what);
+        o.window_bits = 14;
+        expect_matches_cpu<TypeParam>(6100, Mix::random, o, 960 + v, what + " c=14");
+      }
 }
 
 TYPED_TEST(GpuMsm, LargerRandom) {
@@ -225,9 +237,12 @@ TYPED_TEST(GpuMsm, GeneratorMultiplesMatchHost) {
     expect_generator_multiples<TypeParam>(test_pool(), n, 60 + n);
 }
 
+// All-zero scalars give infinity, all-one scalars the plain sum of the bases (points at infinity
+// among them), no terms at all infinity.
 TYPED_TEST(GpuMsm, AllZeroAllOneAndEmpty) {
   SPLITPROVE_REQUIRE_GPU();
   using C = TypeParam;
+  using HFr = typename C::Fr;
   const auto bases = test_bases<C>(100);
   std::vector<HFr> zeros(100, HFr::zero()), ones(100, HFr::one());
   EXPECT_TRUE(msm_host<C>(test_pool(), bases, zeros).is_identity());
@@ -244,6 +259,7 @@ TYPED_TEST(GpuMsm, AllZeroAllOneAndEmpty) {
 TYPED_TEST(GpuMsm, EqualScalarsClosedForm) {
   SPLITPROVE_REQUIRE_GPU();
   using C = TypeParam;
+  using HFr = typename C::Fr;
   const size_t n = 3000;
   std::vector<typename C::Jacobian> j(n);
   auto acc = C::Jacobian::identity();
@@ -258,20 +274,28 @@ TYPED_TEST(GpuMsm, EqualScalarsClosedForm) {
   EXPECT_TRUE(got == want);
 }
 
-TEST(GpuMsmG1, CanonicalScalarsAndRejectsUnreduced) {
+// TypeParam: a G1 group (scalars uploaded by the caller, canonical form).
+template <class C>
+class GpuMsmG1 : public ::testing::Test {};
+using G1Groups = ::testing::Types<bls12_381::G1, bn254::G1>;
+TYPED_TEST_SUITE(GpuMsmG1, G1Groups);
+
+TYPED_TEST(GpuMsmG1, CanonicalScalarsAndRejectsUnreduced) {
   SPLITPROVE_REQUIRE_GPU();
-  using C = bls12_381::G1;
+  using C = TypeParam;
+  using HFr = typename C::Fr;
+  using Repr = typename HFr::Repr;
   const size_t n = 777;
   const auto bases = test_bases<C>(n);
-  const auto sc = test_scalars(n, Mix::mixed, 3);
-  std::vector<HFr::Repr> canon(n);
+  const auto sc = test_scalars<HFr>(n, Mix::mixed, 3);
+  std::vector<Repr> canon(n);
   for (size_t i = 0; i < n; ++i) canon[i] = sc[i].to_canonical();
   DeviceBases<C> db(test_pool(), bases);
-  DeviceBlock d = test_pool().allocate(n * sizeof(HFr::Repr));
-  copy_to_device(d.get(), canon.data(), n * sizeof(HFr::Repr));
+  DeviceBlock d = test_pool().allocate(n * sizeof(Repr));
+  copy_to_device(d.get(), canon.data(), n * sizeof(Repr));
   EXPECT_TRUE(msm<C>(test_pool(), db, d.get(), n, ScalarForm::canonical) == msm::msm<C>(bases, sc));
   canon[500] = HFr::MOD;  // r itself: not reduced
-  copy_to_device(d.get(), canon.data(), n * sizeof(HFr::Repr));
+  copy_to_device(d.get(), canon.data(), n * sizeof(Repr));
   try {
     msm<C>(test_pool(), db, d.get(), n, ScalarForm::canonical);
     ADD_FAILURE() << "no error for a scalar equal to r";

@@ -1,7 +1,8 @@
-// GPU NTT and H step (cuda/ntt.hpp) against the CPU poly::Domain: every order, forward and inverse,
-// plain and coset, sizes 2^1..2^18 (single-pass and multi-pass plans); round trips; spot
-// evaluations by Horner's rule; the H scalars a·b - c on the odd coset; h's coefficients (the H
-// step of keys with the monomial H basis) against poly::h_coefficients and by the identity
+// GPU NTT and H step (cuda/ntt.hpp) against the CPU poly::Domain, for both curves' scalar fields
+// (BLS12-381 and BN254, one typed suite over FrNttOf<Fr>): every order, forward and inverse, plain
+// and coset, sizes 2^1..2^18 (single-pass and multi-pass plans); round trips; spot evaluations by
+// Horner's rule; the H scalars a·b - c on the odd coset, random and 0/1-heavy; h's coefficients
+// (the H step of keys with the monomial H basis) against poly::h_coefficients and by the identity
 // A·B - C = h·Z; the tiled bit reversal against the element-wise one. Skipped, with the reason,
 // where no GPU exists.
 #include <gtest/gtest.h>
@@ -20,26 +21,33 @@ namespace splitprove::cuda {
 namespace {
 
 using namespace testing;
-using HFr = bls12_381::Fr;
 using poly::Order;
-
-std::vector<HFr> random_vec(size_t n, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::vector<HFr> v(n);
-  for (auto& x : v) x = HFr::random(rng);
-  return v;
-}
 
 constexpr Order kOrders[] = {Order::NN, Order::NR, Order::RN, Order::RR};
 // 2^1..2^10: one pass; 2^11..2^17: two; 2^18: three (passes of <= 7 stages above the bottom 10).
 constexpr unsigned kSizes[] = {1, 2, 5, 9, 10, 11, 13, 17, 18};
 
-TEST(GpuNtt, MatchesCpuEveryOrderAndDirection) {
+// TypeParam: the host scalar field (bls12_381::Fr, bn254::Fr); the GPU side is FrNttOf<TypeParam>.
+template <class HFr>
+class GpuNtt : public ::testing::Test {
+ protected:
+  static std::vector<HFr> random_vec(size_t n, uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::vector<HFr> v(n);
+    for (auto& x : v) x = HFr::random(rng);
+    return v;
+  }
+};
+using ScalarFields = ::testing::Types<bls12_381::Fr, bn254::Fr>;
+TYPED_TEST_SUITE(GpuNtt, ScalarFields);
+
+TYPED_TEST(GpuNtt, MatchesCpuEveryOrderAndDirection) {
   SPLITPROVE_REQUIRE_GPU();
+  using HFr = TypeParam;
   for (unsigned k : kSizes) {
-    FrNtt gpu(test_pool(), k);
+    FrNttOf<HFr> gpu(test_pool(), k);
     poly::Domain<HFr> cpu(k);
-    const auto a = random_vec(size_t(1) << k, 100 + k);
+    const auto a = this->random_vec(size_t(1) << k, 100 + k);
     for (Order o : kOrders) {
       for (bool inv : {false, true}) {
         auto g = a, c = a;
@@ -52,13 +60,14 @@ TEST(GpuNtt, MatchesCpuEveryOrderAndDirection) {
   }
 }
 
-TEST(GpuNtt, CosetMatchesCpu) {
+TYPED_TEST(GpuNtt, CosetMatchesCpu) {
   SPLITPROVE_REQUIRE_GPU();
+  using HFr = TypeParam;
   std::mt19937_64 rng(7);
-  for (unsigned k : {3u, 10u, 12u, 18u}) {
-    FrNtt gpu(test_pool(), k);
+  for (unsigned k : {3u, 10u, 12u, 17u, 18u}) {
+    FrNttOf<HFr> gpu(test_pool(), k);
     poly::Domain<HFr> cpu(k);
-    const auto a = random_vec(size_t(1) << k, 200 + k);
+    const auto a = this->random_vec(size_t(1) << k, 200 + k);
     const HFr shift = HFr::random(rng);
     for (Order o : kOrders) {
       for (bool inv : {false, true}) {
@@ -72,11 +81,12 @@ TEST(GpuNtt, CosetMatchesCpu) {
   }
 }
 
-TEST(GpuNtt, RoundTripsWithoutPermutation) {
+TYPED_TEST(GpuNtt, RoundTripsWithoutPermutation) {
   SPLITPROVE_REQUIRE_GPU();
+  using HFr = TypeParam;
   for (unsigned k : {4u, 16u, 20u}) {
-    FrNtt gpu(test_pool(), k);
-    const auto a = random_vec(size_t(1) << k, 300 + k);
+    FrNttOf<HFr> gpu(test_pool(), k);
+    const auto a = this->random_vec(size_t(1) << k, 300 + k);
     auto g = a;
     gpu.ntt_host(g, Order::NR, false, nullptr);
     EXPECT_FALSE(g == a);
@@ -85,11 +95,12 @@ TEST(GpuNtt, RoundTripsWithoutPermutation) {
   }
 }
 
-TEST(GpuNtt, SpotEvaluationsByHorner) {
+TYPED_TEST(GpuNtt, SpotEvaluationsByHorner) {
   SPLITPROVE_REQUIRE_GPU();
+  using HFr = TypeParam;
   const unsigned k = 15;
-  FrNtt gpu(test_pool(), k);
-  const auto coeffs = random_vec(size_t(1) << k, 400);
+  FrNttOf<HFr> gpu(test_pool(), k);
+  const auto coeffs = this->random_vec(size_t(1) << k, 400);
   auto ev = coeffs;
   gpu.ntt_host(ev, Order::NN, false, nullptr);
   const HFr w = HFr::root_of_unity(k);
@@ -101,33 +112,48 @@ TEST(GpuNtt, SpotEvaluationsByHorner) {
   }
 }
 
-TEST(GpuNtt, HStepMatchesCpu) {
+// The H scalars of a Groth16 witness are mostly built from 0/1-heavy a, b, c; random ones too.
+TYPED_TEST(GpuNtt, HStepMatchesCpu) {
   SPLITPROVE_REQUIRE_GPU();
+  using HFr = TypeParam;
+  std::mt19937_64 rng(11);
   for (unsigned k : {1u, 6u, 10u, 14u, 19u}) {
-    FrNtt gpu(test_pool(), k);
+    FrNttOf<HFr> gpu(test_pool(), k);
     poly::Domain<HFr> cpu(k);
     const size_t n = size_t(1) << k;
-    auto a = random_vec(n, 500 + k), b = random_vec(n, 600 + k), c = random_vec(n, 700 + k);
-    auto ca = a, cb = b, cc = c;
-    gpu.ab_minus_c_host(a, b, c);
-    cpu.ab_minus_c_on_odd_coset(ca, cb, cc);
-    EXPECT_TRUE(a == ca) << "k=" << k;
-    EXPECT_TRUE(b == cb) << "k=" << k;
-    EXPECT_TRUE(c == cc) << "k=" << k;
+    for (bool sparse : {false, true}) {
+      auto a = this->random_vec(n, 500 + k), b = this->random_vec(n, 600 + k),
+           c = this->random_vec(n, 700 + k);
+      if (sparse)
+        for (size_t i = 0; i < n; ++i) {
+          const unsigned r = unsigned(rng() % 4);
+          a[i] = r == 0 ? HFr::zero() : r == 1 ? HFr::one() : a[i];
+          b[i] = r == 2 ? HFr::zero() : HFr::one();
+          c[i] = a[i] * b[i];
+        }
+      auto ca = a, cb = b, cc = c;
+      gpu.ab_minus_c_host(a, b, c);
+      cpu.ab_minus_c_on_odd_coset(ca, cb, cc);
+      const char* what = sparse ? " 0/1-heavy" : " random";
+      EXPECT_TRUE(a == ca) << "k=" << k << what;
+      EXPECT_TRUE(b == cb) << "k=" << k << what;
+      EXPECT_TRUE(c == cc) << "k=" << k << what;
+    }
   }
 }
 
 // C = A·B on the domain, so h is the exact quotient: equal to the CPU's, last coefficient 0, and
 // A(x)B(x) - C(x) = h(x)Z(x) at a random x. Sizes 2^1..2^12 (below 2^8 the untiled path, from
 // 2^8 the tiled pointwise+bit-reversal pass), 2^15 and 2^20 (3 NTT passes).
-TEST(GpuNtt, HCoefficientsMatchCpuAndTheIdentity) {
+TYPED_TEST(GpuNtt, HCoefficientsMatchCpuAndTheIdentity) {
   SPLITPROVE_REQUIRE_GPU();
+  using HFr = TypeParam;
   std::mt19937_64 rng(17);
   for (unsigned k : {1u, 2u, 3u, 4u, 5u, 6u, 7u, 8u, 9u, 10u, 11u, 12u, 15u, 20u}) {
-    FrNtt gpu(test_pool(), k);
+    FrNttOf<HFr> gpu(test_pool(), k);
     poly::Domain<HFr> cpu(k);
     const size_t n = size_t(1) << k;
-    auto a = random_vec(n, 800 + k), b = random_vec(n, 900 + k);
+    auto a = this->random_vec(n, 800 + k), b = this->random_vec(n, 900 + k);
     std::vector<HFr> c(n);
     for (size_t i = 0; i < n; ++i) c[i] = a[i] * b[i];
     auto ga = a, gb = b, gc = c, ca = a, cb = b, cc = c;
@@ -161,12 +187,13 @@ TEST(GpuNtt, HCoefficientsMatchCpuAndTheIdentity) {
   }
 }
 
-TEST(GpuNtt, TiledBitReversalMatchesSwap) {
+TYPED_TEST(GpuNtt, TiledBitReversalMatchesSwap) {
   SPLITPROVE_REQUIRE_GPU();
+  using HFr = TypeParam;
   for (unsigned k : {8u, 9u, 12u, 17u}) {
-    FrNtt gpu(test_pool(), k);
+    FrNttOf<HFr> gpu(test_pool(), k);
     const size_t n = size_t(1) << k;
-    const auto a = random_vec(n, 1000 + k);
+    const auto a = this->random_vec(n, 1000 + k);
     DeviceBlock d = test_pool().allocate(2 * n * sizeof(HFr));
     HFr* p = d.as<HFr>();
     copy_to_device(p, a.data(), n * sizeof(HFr));
@@ -182,11 +209,12 @@ TEST(GpuNtt, TiledBitReversalMatchesSwap) {
   }
 }
 
-TEST(GpuNtt, RejectsBadSizes) {
+TYPED_TEST(GpuNtt, RejectsBadSizes) {
   SPLITPROVE_REQUIRE_GPU();
-  EXPECT_THROW(FrNtt(test_pool(), 0), Error);
-  EXPECT_THROW(FrNtt(test_pool(), 29), Error);
-  FrNtt gpu(test_pool(), 4);
+  using HFr = TypeParam;
+  EXPECT_THROW(FrNttOf<HFr>(test_pool(), 0), Error);
+  EXPECT_THROW(FrNttOf<HFr>(test_pool(), 29), Error);
+  FrNttOf<HFr> gpu(test_pool(), 4);
   std::vector<HFr> v(15);
   EXPECT_THROW(gpu.ntt_host(v, Order::NN, false, nullptr), Error);
   std::vector<HFr> z(16);
