@@ -28,6 +28,15 @@ grep -q "^verdict bounded (RSS back to baseline) in every run: yes" "$out/stdout
 rows=$(sed -n '/^Median of 3/,/^- pw=/p' "$out/s/sweep.md" | grep -c '^| \[pw')
 [ "$rows" = 4 ] || fail "the median table has $rows rows, not 4"
 [ "$(grep -c '^| \[pw.*-r[123]\]' "$out/s/sweep.md")" = 16 ] || fail "sweep.md does not list every run"
+# GPU workers swept beside synthesis workers: one run per pw x gw, each named and configured so.
+"$bin" bench pipeline --size 2^10 --partitions 2 --sweep-pw 1,2 --sweep-gw 1,2 --sweep-jobs 1 \
+  --budget 64MiB --out "$out/g" >"$out/gstdout" 2>"$out/gstderr" || { cat "$out/gstderr"; fail "the gw sweep failed"; }
+grep -q "^runs: 4, every proof verified" "$out/gstdout" || fail "the gw sweep is not 4 runs"
+for pw in 1 2; do
+  for gw in 1 2; do
+    grep -q "^config: *pw=$pw gw=$gw " "$out/g/pw$pw-gw$gw-j1/report.txt" || fail "no run pw=$pw gw=$gw"
+  done
+done
 # One budget for the whole process and the held policy's run beside the sweep: the checks judge the
 # peak RSS against the process budget, the held run has its row and its line, outside the checks.
 "$bin" bench pipeline --size 2^10 --partitions 2 --sweep-pw 1,2 --sweep-jobs 2 --warmup 2 \

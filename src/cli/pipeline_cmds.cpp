@@ -3,7 +3,7 @@
 //                                       through the engine, every proof verified, memory measured
 //   splitprove bench pipeline --size 2^k --partitions 10 --jobs j --synth-workers pw
 //                             --gpu-workers gw --g2-workers n --finalizers n --budget 8GiB --out
-//                             DIR [--sweep-pw 1,2,4 --sweep-jobs 1,4 --sweep-reps 3
+//                             DIR [--sweep-pw 1,2,4 --sweep-jobs 1,4 --sweep-gw 1,2 --sweep-reps 3
 //                             --sweep-held 8:4 --rss-cap 110GiB]
 // Both build their benchmark circuit in memory, over the curve named by --curve (BLS12-381 by
 // default, or BN254).
@@ -38,7 +38,7 @@ namespace {
 struct BenchArgs {
   std::string size = "2^12", circuit = "porep", budget, out, gpu_delay = "0", g2_delay = "0";
   std::string curve = "bls12-381";  // the benchmark circuit's curve: bls12-381 or bn254
-  std::string sweep_pw, sweep_jobs;  // sweep mode: comma-separated lists
+  std::string sweep_pw, sweep_jobs, sweep_gw;  // sweep mode: comma-separated lists
   std::string sweep_held;            // sweep mode: PW:JOBS of a held-until-finalize run beside
   std::string key_on = "auto";       // where the development key's points are made
   std::string policy = "splitprove", rss_cap, process_budget;
@@ -108,11 +108,16 @@ void run_sweep(BenchArgs& a, unsigned k) {
                  "--sweep-pw");
   const auto jobs =
       parse_list(a.sweep_jobs.empty() ? std::to_string(a.run.jobs) : a.sweep_jobs, "--sweep-jobs");
-  for (auto pw : pws) {
-    auto e = a.run.engine;
-    e.synthesis_workers = pw;
-    e.check();  // the thread limits, with every other stage's workers
-  }
+  const auto gws =
+      parse_list(a.sweep_gw.empty() ? std::to_string(a.run.engine.gpu_workers) : a.sweep_gw,
+                 "--sweep-gw");
+  for (auto pw : pws)
+    for (auto gw : gws) {
+      auto e = a.run.engine;
+      e.synthesis_workers = pw;
+      e.gpu_workers = gw;
+      e.check();  // the thread limits, with every other stage's workers
+    }
   if (a.run.out_dir.empty()) throw Error("--sweep-pw/--sweep-jobs need --out DIR");
   std::optional<std::pair<std::uint32_t, std::uint32_t>> held_cell;
   if (!a.sweep_held.empty()) {
@@ -151,7 +156,7 @@ void run_sweep(BenchArgs& a, unsigned k) {
   std::printf("%s", head.c_str());
   std::fflush(stdout);
   struct Row {
-    std::uint32_t pw, j;
+    std::uint32_t pw, gw, j;
     double pps, ratio;
     bool under_budget;
     std::string verdict, line;
@@ -162,9 +167,10 @@ void run_sweep(BenchArgs& a, unsigned k) {
   // Repetitions interleaved (every cell once, then again), so that a slow spell of the machine
   // falls on several cells' runs rather than on all runs of one cell.
   // One engine run with its files in OUT/<name>/, its table row printed as it ends.
-  auto run_cell = [&](harness::RunOptions ro, std::uint32_t pw, std::uint32_t j,
+  auto run_cell = [&](harness::RunOptions ro, std::uint32_t pw, std::uint32_t gw, std::uint32_t j,
                       const std::string& name) {
     ro.engine.synthesis_workers = pw;
+    ro.engine.gpu_workers = gw;
     ro.jobs = j;
     ro.out_dir = (std::filesystem::path(out) / name).string();
     ro.title = fmt::format("bench {}: pw={} gw={} g2w={} jobs={}x{}{}", bc.name, pw,
@@ -198,17 +204,22 @@ void run_sweep(BenchArgs& a, unsigned k) {
                            : std::string(mem::verdict_name(v.verdict)));
     std::printf("%s", line.c_str());
     std::fflush(stdout);
-    return std::pair{Row{pw, j, res.partitions_per_s, ratio, under,
+    return std::pair{Row{pw, gw, j, res.partitions_per_s, ratio, under,
                          std::string(mem::verdict_name(v.verdict)), line},
                      res};
   };
+  // A cell's name: pw<p>-j<j>, with -gw<g> after pw when GPU workers are swept too.
+  auto cell_name = [&](std::uint32_t pw, std::uint32_t gw, std::uint32_t j) {
+    return gws.size() > 1 ? fmt::format("pw{}-gw{}-j{}", pw, gw, j) : fmt::format("pw{}-j{}", pw, j);
+  };
   for (std::uint32_t rep = 0; rep < reps; ++rep)
     for (std::uint32_t j : jobs)
-      for (std::uint32_t pw : pws)
-        rows.push_back(run_cell(a.run, pw, j,
-                                reps == 1 ? fmt::format("pw{}-j{}", pw, j)
-                                          : fmt::format("pw{}-j{}-r{}", pw, j, rep + 1))
-                           .first);
+      for (std::uint32_t gw : gws)
+        for (std::uint32_t pw : pws)
+          rows.push_back(run_cell(a.run, pw, gw, j,
+                                  reps == 1 ? cell_name(pw, gw, j)
+                                            : fmt::format("{}-r{}", cell_name(pw, gw, j), rep + 1))
+                             .first);
   // The reference design's policy beside the sweep (--sweep-held PW:JOBS): the same circuit and
   // key, the synthesis output held until finalize, no budget, stopped at --rss-cap.
   std::string held, held_line;
@@ -219,7 +230,7 @@ void run_sweep(BenchArgs& a, unsigned k) {
     ro.process_budget = 0;
     ro.engine.g2_queue = ro.engine.final_queue = pipeline::EngineConfig::kMaxQueueBound;
     const auto [row, res] =
-        run_cell(ro, held_cell->first, held_cell->second,
+        run_cell(ro, held_cell->first, a.run.engine.gpu_workers, held_cell->second,
                  fmt::format("held-pw{}-j{}", held_cell->first, held_cell->second));
     held_line = row.line;
     const auto& v = res.verdict;
@@ -237,21 +248,23 @@ void run_sweep(BenchArgs& a, unsigned k) {
   std::vector<Row> cells;
   std::string table = head;
   for (std::uint32_t j : jobs)
-    for (std::uint32_t pw : pws) {
-      std::vector<Row> runs;
-      for (const Row& r : rows)
-        if (r.j == j && r.pw == pw) runs.push_back(r);
-      std::sort(runs.begin(), runs.end(), [](const Row& x, const Row& y) { return x.pps < y.pps; });
-      cells.push_back(runs[runs.size() / 2]);
-      table += cells.back().line;
-    }
+    for (std::uint32_t gw : gws)
+      for (std::uint32_t pw : pws) {
+        std::vector<Row> runs;
+        for (const Row& r : rows)
+          if (r.j == j && r.gw == gw && r.pw == pw) runs.push_back(r);
+        std::sort(runs.begin(), runs.end(), [](const Row& x, const Row& y) { return x.pps < y.pps; });
+        cells.push_back(runs[runs.size() / 2]);
+        table += cells.back().line;
+      }
   table += held_line;  // the held policy's run, beside (not in the checks)
   if (reps > 1) {
     std::string each;
     for (const Row& c : cells) {
-      each += fmt::format("- pw={} j={}:", c.pw, c.j);
+      each += gws.size() > 1 ? fmt::format("- pw={} gw={} j={}:", c.pw, c.gw, c.j)
+                             : fmt::format("- pw={} j={}:", c.pw, c.j);
       for (const Row& r : rows)
-        if (r.j == c.j && r.pw == c.pw) each += fmt::format(" {:.2f}", r.pps);
+        if (r.j == c.j && r.gw == c.gw && r.pw == c.pw) each += fmt::format(" {:.2f}", r.pps);
       each += fmt::format(" partitions/s (median {:.2f})\n", c.pps);
     }
     table = fmt::format("Median of {} runs per cell (the row of the median run):\n\n{}\n{}", reps,
@@ -259,7 +272,7 @@ void run_sweep(BenchArgs& a, unsigned k) {
     std::printf("\n%s", table.c_str());
   }
   // The acceptance checks: the memory ones on every run, throughput per cell against the pw = 1
-  // cell of the same jobs.
+  // cell of the same jobs and GPU workers.
   std::string checks;
   double worst = 1e9;
   bool all_under = true, all_bounded = true, never_slower = true;
@@ -270,17 +283,17 @@ void run_sweep(BenchArgs& a, unsigned k) {
   }
   for (const Row& r : cells)
     for (const Row& base : cells)
-      if (base.j == r.j && base.pw == 1 && r.pps < base.pps) {
+      if (base.j == r.j && base.gw == r.gw && base.pw == 1 && r.pps < base.pps) {
         never_slower = false;
-        checks += fmt::format("- pw={} j={}: {:.2f} partitions/s, below pw=1's {:.2f}\n", r.pw, r.j,
-                              r.pps, base.pps);
+        checks += fmt::format("- pw={} gw={} j={}: {:.2f} partitions/s, below pw=1's {:.2f}\n",
+                              r.pw, r.gw, r.j, r.pps, base.pps);
       }
   checks = fmt::format(
                "backend: {}\ncircuit: {}\nruns: {}, every proof verified (by the engine and "
                "again by the run)\n{} in every run: {}\n"
                "measured/predicted peak: lowest {:.3f} (target >= 0.90, and <= 1)\n"
                "verdict bounded (RSS back to baseline) in every run: {}\n"
-               "throughput never below the pw=1 run of the same jobs: {}\n",
+               "throughput never below the pw=1 run of the same jobs and gw: {}\n",
                backend, bc.name, rows.size(),
                a.run.process_budget
                    ? fmt::format("peak RSS <= the process budget {}", mem::format_bytes(a.run.process_budget))
@@ -324,7 +337,8 @@ void run_bench(BenchArgs& a, bool demo) {
   if (a.run.jobs == 0 || a.run.jobs > kMaxBenchJobs)
     throw Error(fmt::format("--jobs {}: expected 1..{}", a.run.jobs, kMaxBenchJobs));
   if (!a.run.out_dir.empty()) util::OutputCheck(demo ? "demo" : "bench").output_dir(a.run.out_dir).check();
-  const bool sweep = !a.sweep_pw.empty() || !a.sweep_jobs.empty() || !a.sweep_held.empty() ||
+  const bool sweep = !a.sweep_pw.empty() || !a.sweep_jobs.empty() || !a.sweep_gw.empty() ||
+                     !a.sweep_held.empty() ||
                      a.sweep_reps > 1;
   if (!a.budget.empty() && !a.process_budget.empty())
     throw Error("--budget and --process-budget: give one (--process-budget includes the work)");
@@ -476,6 +490,9 @@ Register reg([](CLI::App& app) {
                    "sweep: synthesis workers to run, e.g. 1,2,4,8,16 (one circuit and key; one "
                    "run per pw x jobs; files in OUT/pw<p>-j<j>/, the table in OUT/sweep.md)");
   pipe->add_option("--sweep-jobs", bench_args->sweep_jobs, "sweep: jobs in flight, e.g. 1,4,8");
+  pipe->add_option("--sweep-gw", bench_args->sweep_gw,
+                   "sweep: GPU-stage workers per device to run, e.g. 1,2 (one run per pw x gw x "
+                   "jobs; files in OUT/pw<p>-gw<g>-j<j>/ when more than one)");
   pipe->add_option("--sweep-held", bench_args->sweep_held,
                    "sweep: after the sweep, one run of PW:JOBS with the synthesis output held "
                    "until finalize and no budget (the reference design; needs --rss-cap), in "
