@@ -33,7 +33,7 @@
 #                same for `splitprove demo` (one archive: what comes back from the machine is a
 #                few files)
 #   summary.txt  one screen: what ran, passed, failed, skipped, and the figures (also printed last)
-# SPLITPROVE_DEVICE_H2D=1 also compiles and runs bench/cuda_h2d.cu (the host-to-device copy paths
+# SPLITPROVE_DEVICE_H2D=1 also compiles and runs bench/cuda/cuda_h2d.cu (the host-to-device copy paths
 # of one partition's inputs, quiet and under load) into h2d.txt.
 # Sweep mode: SPLITPROVE_DEVICE_SWEEP=1 builds only the CLI (no GPU tests, no prover benchmark) and
 # runs one `splitprove bench pipeline ... --sweep-pw LIST --sweep-jobs LIST` with the arguments in
@@ -103,8 +103,8 @@ say() { echo "$*" | tee -a "$summary"; }
   echo "ninja:     $(ninja --version 2>&1 || echo none)"
   echo "c++:       $( (command -v clang++ || command -v g++ || echo none) | head -1) $( (clang++ --version 2>/dev/null || g++ --version 2>/dev/null) | head -1)"
   # The copy on the GPU machine may carry a stale .git: identify the code by its content.
-  echo "src hash:  $(find src/cuda tests/cuda src/ff src/ec -type f | LC_ALL=C sort | xargs sha256sum | sha256sum | cut -c1-16) (sha256 of src/cuda tests/cuda src/ff src/ec)"
-  echo "all hash:  $(find src tests/cuda scripts -type f | LC_ALL=C sort | xargs sha256sum | sha256sum | cut -c1-16) (sha256 of src tests/cuda scripts)"
+  echo "src hash:  $(find src/cuda tests/cuda bench/cuda src/ff src/ec -type f | LC_ALL=C sort | xargs sha256sum | sha256sum | cut -c1-16) (sha256 of src/cuda tests/cuda bench/cuda src/ff src/ec)"
+  echo "all hash:  $(find src tests/cuda bench/cuda scripts -type f | LC_ALL=C sort | xargs sha256sum | sha256sum | cut -c1-16) (sha256 of src tests/cuda bench/cuda scripts)"
   echo
   command -v nvidia-smi >/dev/null && nvidia-smi 2>&1 | head -20
 } >"$out/env.txt" 2>&1
@@ -200,14 +200,14 @@ if [ $build_rc -ne 0 ]; then
   exit 1
 fi
 
-# ---- host-to-device copy paths (SPLITPROVE_DEVICE_H2D=1): bench/cuda_h2d.cu -> h2d.txt ---------
+# ---- host-to-device copy paths (SPLITPROVE_DEVICE_H2D=1): bench/cuda/cuda_h2d.cu -> h2d.txt ---------
 if [ "${SPLITPROVE_DEVICE_H2D:-0}" = 1 ]; then
-  if nvcc -O2 -std=c++17 -arch=sm_90a bench/cuda_h2d.cu -o "$build/cuda_h2d" >"$out/h2d.txt" 2>&1 &&
+  if nvcc -O2 -std=c++17 -arch=sm_90a bench/cuda/cuda_h2d.cu -o "$build/cuda_h2d" >"$out/h2d.txt" 2>&1 &&
     timeout 300 "$build/cuda_h2d" "$((jobs > 2 ? jobs - 2 : 1))" >>"$out/h2d.txt" 2>&1; then
-    say "h2d:   bench/cuda_h2d.cu ran (h2d.txt)"
+    say "h2d:   bench/cuda/cuda_h2d.cu ran (h2d.txt)"
     cat "$out/h2d.txt" >>"$summary"
   else
-    say "h2d:   bench/cuda_h2d.cu FAILED (h2d.txt)"
+    say "h2d:   bench/cuda/cuda_h2d.cu FAILED (h2d.txt)"
     status=1
   fi
 fi
@@ -301,7 +301,7 @@ fi
 
 # ---- 4. benchmarks --------------------------------------------------------------------------------
 if [ $no_gpu -eq 0 ]; then
-  timeout 400 "$build/tests/cuda/splitprove_cuda_bench_prover" "$prover_max" "$prover_reps" \
+  timeout 400 "$build/bench/cuda/splitprove_cuda_bench_prover" "$prover_max" "$prover_reps" \
     "$prover_parts" >"$out/bench_prover.txt" 2>&1
   rc=$?
   say "bench: splitprove_cuda_bench_prover $prover_max $prover_reps $prover_parts: rc $rc"
@@ -311,7 +311,7 @@ else
   echo "skipped: no CUDA device" >"$out/bench_prover.txt"
 fi
 if [ $no_gpu -eq 0 ] && [ "$micro" = 1 ]; then
-  timeout 300 "$build/tests/cuda/splitprove_cuda_bench" "$bench_log2_n" "$bench_reps" >"$out/bench.txt" 2>&1
+  timeout 300 "$build/bench/cuda/splitprove_cuda_bench" "$bench_log2_n" "$bench_reps" >"$out/bench.txt" 2>&1
   rc=$?
   say "bench: splitprove_cuda_bench $bench_log2_n $bench_reps: rc $rc"
   grep -v '^RESULT' "$out/bench.txt" | sed 's/^/  /' | tee -a "$summary"

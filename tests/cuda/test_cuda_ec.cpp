@@ -1,14 +1,14 @@
-// GPU G1 arithmetic (cuda/ec_ops.hpp) against the CPU ec::Curve: sums of 2^16 points against the
-// closed form sum i·G = n(n+1)/2·G, sums with infinities, cancelling pairs and repeated points
-// (the doubling paths), and the three XYZZ formulas elementwise on every special case. Skipped,
-// with the reason, where no GPU exists.
+// GPU G1 arithmetic (ec_ops.hpp, the tests' entry points) against the CPU ec::Curve: sums of 2^16
+// points against the closed form sum i·G = n(n+1)/2·G, sums with infinities, cancelling pairs and
+// repeated points (the doubling paths), and the three XYZZ formulas elementwise on every special
+// case. Skipped, with the reason, where no GPU exists.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <random>
 #include <string>
 
-#include "cuda/ec_ops.hpp"
+#include "ec_ops.hpp"
 #include "gpu.hpp"
 #include "splitprove/error.hpp"
 

@@ -1,11 +1,12 @@
-// GPU field arithmetic (cuda/ff_ops.hpp) against the CPU ff::Field, for BLS12-381 Fr and Fp:
-// 2^16 elements per operation, every pair of edge values (0, 1, p-1, raw limbs 1 and p-1, carry
-// patterns) first and random elements after. Skipped, with the reason, where no GPU exists.
+// GPU field arithmetic (ff_ops.hpp, the tests' entry points) against the CPU ff::Field, for
+// BLS12-381 Fr and Fp: 2^16 elements per operation, every pair of edge values (0, 1, p-1, raw limbs
+// 1 and p-1, carry patterns) first and random elements after. Skipped, with the reason, where no
+// GPU exists.
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "cuda/ff_ops.hpp"
+#include "ff_ops.hpp"
 #include "gpu.hpp"
 #include "splitprove/error.hpp"
 

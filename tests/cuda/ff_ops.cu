@@ -1,8 +1,8 @@
-// Elementwise field kernels behind cuda/ff_ops.hpp.
+// Elementwise field kernels behind ff_ops.hpp (test-only: the tests' library, not the backend).
 #include <string>
 
 #include "cuda/ff.cuh"
-#include "cuda/ff_ops.hpp"
+#include "ff_ops.hpp"
 #include "cuda/kernels.cuh"
 #include "cuda/runtime.cuh"
 

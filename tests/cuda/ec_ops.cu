@@ -1,8 +1,8 @@
-// G1 kernels behind cuda/ec_ops.hpp.
+// G1 kernels behind ec_ops.hpp (test-only: the tests' library, not the backend).
 #include <string>
 
 #include "cuda/ec.cuh"
-#include "cuda/ec_ops.hpp"
+#include "ec_ops.hpp"
 #include "cuda/kernels.cuh"
 #include "cuda/runtime.cuh"
 
