@@ -255,13 +255,31 @@ DeviceBlock upload(Gpu& g, std::span<T> v, CUstream_st* stream) {
   return d;
 }
 
+// Waits for a stream when it dies (errors ignored: the call is already ending with one).
+class SyncAtExit {
+ public:
+  explicit SyncAtExit(const GpuStream& s) : s_(s) {}
+  SyncAtExit(const SyncAtExit&) = delete;
+  SyncAtExit& operator=(const SyncAtExit&) = delete;
+  ~SyncAtExit() {
+    try {
+      s_.sync();
+    } catch (...) {
+    }
+  }
+
+ private:
+  const GpuStream& s_;
+};
+
 // Host bytes a device stage may hold beside its inputs: the key upload's pinned staging
 // (upload_staged) and the MSMs' small host vectors, rounded up.
 constexpr std::uint64_t kHostStaging = kUploadStagingBytes + (std::uint64_t(4) << 20);
 
 // Where the GPU stage's time goes, summed over its partitions (GpuStage::phase_report): the
 // resident key and twiddles, the host-to-device copies, giving the host buffers back, the H step,
-// the H MSM and the three MSMs over z.
+// the H MSM and the three MSMs over z. z is copied while the H step and the H MSM run: "upload z"
+// is only what is left of its copy after them.
 enum class Phase : unsigned { key, upload_abc, free_host, h, h_msm, upload_z, z_msms, count };
 constexpr const char* kPhaseNames[] = {"key",   "upload a,b,c", "free host", "H",
                                        "H MSM", "upload z",     "A,B1,L MSMs"};
@@ -336,7 +354,10 @@ class CudaGpuStage final : public pipeline::GpuStage<E> {
     g_->enter();
     const auto rk = g_->resident(key, false);
     const auto ntt = g_->template ntt<E>(unsigned(std::countr_zero(n)));
-    GpuStream st;
+    // st: the copies of a, b, c and every kernel; zst: z's copy, made while the H step runs.
+    GpuStream st, zst;
+    DeviceBlock dz;
+    const SyncAtExit z_copy(zst);  // z's copy ends before dz and z can die, however the call ends
     zk::G1Results<E> out;
     clock.lap(Phase::key);
     {
@@ -344,6 +365,7 @@ class CudaGpuStage final : public pipeline::GpuStage<E> {
       DeviceBlock db = upload(*g_, b.span(), st.get());
       DeviceBlock dc = upload(*g_, c.span(), st.get());
       st.sync();
+      dz = upload(*g_, z.span(), zst.get());  // after a, b, c: they do not share the link
       clock.lap(Phase::upload_abc);
       a.reset();  // on the device now: the host copies die
       b.reset();
@@ -360,8 +382,7 @@ class CudaGpuStage final : public pipeline::GpuStage<E> {
       out.h = run_msm<G1>(*g_, rk->h.get(), pk.h.view(), da.get(), n, st.get());
       clock.lap(Phase::h_msm);
     }
-    DeviceBlock dz = upload(*g_, z.span(), st.get());
-    st.sync();
+    zst.sync();  // only the wait for z's copy is left, if any
     clock.lap(Phase::upload_z);
     z.reset();
     clock.lap(Phase::free_host);
