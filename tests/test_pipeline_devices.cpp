@@ -6,9 +6,13 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <mutex>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "circuit/native_source.hpp"
 #include "circuit/porep.hpp"
@@ -214,6 +218,57 @@ TEST(PipelineDevices, PartitionsSpreadOverEveryDevice) {
   const auto pred = mem::predict(mem::pipeline_model(engine.config().model_config(cost, 2, 6),
                                                      mem::Policy::splitprove));
   EXPECT_LE(engine.budget().books().peak, pred.work_bytes);
+  engine.shutdown();
+  EXPECT_EQ(engine.budget().books().used, 0u);
+}
+
+// Engine::prepare (a daemon's key preload, a benchmark's cold start) reaches every device's GPU
+// and G2 stage once, with the key, before any partition; the work then proves as before.
+TEST(PipelineDevices, PrepareReachesEveryDevicesStagesBeforeWork) {
+  const auto& nv = native();
+  struct Seen {
+    std::mutex mu;
+    std::vector<std::pair<std::string, const pipeline::Key<E>*>> calls;
+    void add(std::string who, const pipeline::Key<E>& k) {
+      std::lock_guard lk(mu);
+      calls.emplace_back(std::move(who), &k);
+    }
+  };
+  auto seen = std::make_shared<Seen>();
+  struct Gpu final : pipeline::GpuStageAround<E> {
+    Gpu(std::shared_ptr<Seen> s, std::string n)
+        : GpuStageAround(pipeline::cpu_gpu_stage<E>()), seen(std::move(s)), who(std::move(n)) {}
+    void prepare(const pipeline::Key<E>& k) override { seen->add(who, k); }
+    std::shared_ptr<Seen> seen;
+    std::string who;
+  };
+  struct G2 final : pipeline::G2StageAround<E> {
+    G2(std::shared_ptr<Seen> s, std::string n)
+        : G2StageAround(pipeline::cpu_g2_stage<E>()), seen(std::move(s)), who(std::move(n)) {}
+    void prepare(const pipeline::Key<E>& k) override { seen->add(who, k); }
+    std::shared_ptr<Seen> seen;
+    std::string who;
+  };
+  std::vector<pipeline::DeviceStages<E>> devs;
+  for (int i = 0; i < 2; ++i) {
+    const std::string d = "dev" + std::to_string(i);
+    devs.push_back({std::make_shared<Gpu>(seen, d + " gpu"), std::make_shared<G2>(seen, d + " g2"),
+                    std::make_shared<pipeline::DeviceState>(d), true});
+  }
+  pipeline::EngineConfig cfg;
+  cfg.synthesis_workers = 2;
+  pipeline::Engine<E> engine(cfg, devs);
+  EXPECT_TRUE(seen->calls.empty());
+  engine.prepare(*nv.key);
+  std::vector<std::string> who;
+  for (const auto& [w, k] : seen->calls) {
+    EXPECT_EQ(k, nv.key.get()) << w;
+    who.push_back(w);
+  }
+  std::sort(who.begin(), who.end());
+  EXPECT_EQ(who, (std::vector<std::string>{"dev0 g2", "dev0 gpu", "dev1 g2", "dev1 gpu"}));
+  expect_valid_proofs<E>(engine.wait(engine.submit(nv.job(7, 4))), *nv.key, 4);
+  EXPECT_EQ(seen->calls.size(), 4u);  // the work does not prepare again
   engine.shutdown();
   EXPECT_EQ(engine.budget().books().used, 0u);
 }

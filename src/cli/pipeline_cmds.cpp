@@ -482,8 +482,9 @@ Register reg([](CLI::App& app) {
   add_engine_options(pipe, *bench_args);
   bench_args->run.warmup_partitions = 2;
   pipe->add_option("--warmup", bench_args->run.warmup_partitions,
-                   "partitions of a warm-up job proved first, alone (the key to the device, "
-                   "twiddles, pools): the cold start, reported apart; 0: none")
+                   "partitions of a warm-up job proved first, alone (device pools and scratch; "
+                   "the key is made ready on the devices before it): the cold start, reported "
+                   "apart; 0: none")
       ->check(CLI::Range(0u, 64u))
       ->capture_default_str();
   pipe->add_option("--sweep-pw", bench_args->sweep_pw,

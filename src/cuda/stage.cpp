@@ -397,6 +397,12 @@ class CudaGpuStage final : public pipeline::GpuStage<E> {
   }
   std::string phase_report() const override { return phases_.report(); }
   void reset_phase_report() override { phases_.reset(); }
+  // The key's G1 points resident (uploaded or made here) and the domain's twiddles made.
+  void prepare(const pipeline::Key<E>& key) override {
+    g_->enter();
+    g_->resident(key, false);
+    g_->template ntt<E>(unsigned(std::countr_zero(key.pk->domain_size)));
+  }
   // Host heap beyond the partition's buffers (which this stage frees once they are on the device):
   // no MSM scratch on the host, only the key upload's staging chunk (kHostStaging) and small
   // per-MSM vectors.
@@ -432,6 +438,12 @@ class CudaG2Stage final : public pipeline::G2Stage<E> {
   std::uint64_t host_scratch_bytes(const pipeline::Key<E>&,
                                    const pipeline::PartitionCost&) const override {
     return kHostStaging;
+  }
+  // B2's points resident (uploaded or made here).
+  void prepare(const pipeline::Key<E>& key) override {
+    if (key.g2.size() == 0) return;
+    g_->enter();
+    g_->resident(key, true);
   }
 
  private:

@@ -75,13 +75,16 @@ std::string format_report(const RunOptions& o, const RunReport& r) {
                        "work (part of the cold start)\n",
                        r.warmed_partitions, format_bytes(r.warmed_partitions * r.cost.life()),
                        r.buffer_warm_s);
-  if (o.warmup_partitions > 0)
-    out += fmt::format("cold start:    a warm-up job of {} partition(s) in {:.2f} s (key to the device, "
-                       "twiddles, pools{}), not counted below\n",
-                       o.warmup_partitions, r.warmup_s,
-                       r.key_make_s > 0 ? fmt::format("; the key's points made on the device in "
-                                                      "{:.2f} s", r.key_make_s)
+  if (r.key_ready_s >= 0.0005)
+    out += fmt::format("key ready:     the key on the device(s) in {:.2f} s before any partition{} "
+                       "(part of the cold start)\n",
+                       r.key_ready_s,
+                       r.key_make_s > 0 ? fmt::format(", its points made there in {:.2f} s", r.key_make_s)
                                         : std::string());
+  if (o.warmup_partitions > 0)
+    out += fmt::format("cold start:    a warm-up job of {} partition(s) in {:.2f} s (the first "
+                       "partitions' device pools and scratch), not counted below\n",
+                       o.warmup_partitions, r.warmup_s);
   out += fmt::format("proofs:        {} partitions proved and verified in {:.2f} s\n", r.partitions,
                      r.wall_s);
   out += fmt::format("throughput:    {:.2f} s/proof ({} partitions), {:.2f} partitions/s\n",

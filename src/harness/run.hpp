@@ -94,6 +94,7 @@ struct RunReport {
   bool within_process_budget = true;
   std::uint32_t warmed_partitions = 0;  // RunOptions::warm_buffers: partitions' buffers made
   double buffer_warm_s = 0;             // ... in this time (part of the cold start)
+  double key_ready_s = 0;  // the key made ready on the devices (Stage::prepare) before the warm-up
   // The stage times the prediction used (RunOptions::warmup_partitions > 0): the warm-up's
   // shortest synthesis and longest GPU stage (mem::PipelineConfig::gpu_queue_stays_empty).
   double warmup_synthesis_min_s = 0, warmup_gpu_max_s = 0;

@@ -241,6 +241,10 @@ class Engine {
   // device waits. Stops early at what the budget has room for now. Returns the partitions warmed
   // (0 without recycled buffers).
   std::uint32_t warm_buffers(const JobSpec<E>& spec, std::uint32_t partitions);
+  // Makes `key` ready on every device (GpuStage/G2Stage::prepare: its points resident, the
+  // domain's twiddles made) before its first partition: a daemon's key preload, a benchmark's cold
+  // start. The first partitions then run at the steady state's pace, not beside the key's upload.
+  void prepare(const Key<E>& key);
 
   EngineStats stats() const;
   // The buffer pool's counters (all zero when buffers are not recycled).

@@ -240,6 +240,14 @@ std::uint32_t Engine<E>::warm_buffers(const JobSpec<E>& spec, std::uint32_t part
 }
 
 template <class E>
+void Engine<E>::prepare(const Key<E>& key) {
+  for (auto& d : devices_) {
+    d.gpu->prepare(key);
+    d.g2->prepare(key);
+  }
+}
+
+template <class E>
 mem::BufferPool::Stats Engine<E>::pool_stats() const {
   return pool_ ? pool_->stats() : mem::BufferPool::Stats{};
 }

@@ -170,6 +170,10 @@ class GpuStage {
   virtual std::string phase_report() const { return {}; }
   // Starts phase_report() afresh (after a warm-up, say).
   virtual void reset_phase_report() {}
+  // Makes ready what the stage keeps per key, before the key's first partition (a device stage:
+  // the key's points resident on the device, the domain's twiddles), so that the first
+  // partitions' times are the steady state's. Optional: run() does it the first time otherwise.
+  virtual void prepare(const Key<E>&) {}
 };
 
 // Held by a CPU stage while its MSM runs. The CPU stages' MSMs all run on the library's one
@@ -193,6 +197,9 @@ class G2Stage {
   virtual std::uint64_t host_scratch_bytes(const Key<E>& key, const PartitionCost& cost) const;
   // Whether its host MSM runs under host_msm_lock() (see PartitionCost::host_msms_exclusive).
   virtual bool locks_host_msms() const { return false; }
+  // Makes ready what the stage keeps per key (a device stage: B2's points on the device); see
+  // GpuStage::prepare.
+  virtual void prepare(const Key<E>&) {}
 };
 
 // A stage around another one: every question goes to `inner`; a subclass changes what it must
@@ -214,6 +221,7 @@ class GpuStageAround : public GpuStage<E> {
   bool locks_host_msms() const override { return inner_->locks_host_msms(); }
   std::string phase_report() const override { return inner_->phase_report(); }
   void reset_phase_report() override { inner_->reset_phase_report(); }
+  void prepare(const Key<E>& key) override { inner_->prepare(key); }
 
  protected:
   std::shared_ptr<GpuStage<E>> inner_;
@@ -232,6 +240,7 @@ class G2StageAround : public G2Stage<E> {
     return inner_->host_scratch_bytes(key, cost);
   }
   bool locks_host_msms() const override { return inner_->locks_host_msms(); }
+  void prepare(const Key<E>& key) override { inner_->prepare(key); }
 
  protected:
   std::shared_ptr<G2Stage<E>> inner_;

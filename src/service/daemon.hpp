@@ -209,6 +209,8 @@ class Daemon {
   std::vector<std::string> claimable();
   void run_partition(const Claim& c);
   std::shared_ptr<Loaded> load(const std::string& key_id);
+  // load(), then the key made ready on its engine's devices (Engine::prepare): a preload.
+  void load_onto_devices(const std::string& key_id);
   KeyInfo info_of(const KeyRecord& k);
   void changed(const std::string& job_id);  // job_id "": every job (stop)
   void job_ended(const std::string& job_id);

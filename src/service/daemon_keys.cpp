@@ -158,7 +158,7 @@ std::pair<KeyInfo, bool> Daemon::register_key(const std::string& rel, bool prelo
       claimable_.insert(id);
       if (const auto here = fs::relative(real, dir).string(); here != known->zkey_path) local_path_[id] = here;
     }
-    if (preload) load(id);
+    if (preload) load_onto_devices(id);
     return {info_of(*known), true};
   }
   // Read it once to check it (and learn its shape); keep it when asked to preload.
@@ -186,7 +186,7 @@ std::pair<KeyInfo, bool> Daemon::register_key(const std::string& rel, bool prelo
     std::lock_guard lk(keys_mu_);
     claimable_.insert(id);
   }
-  if (preload) load(id);
+  if (preload) load_onto_devices(id);
   return {info_of(*store_->get_key(id)), false};
 }
 
@@ -199,7 +199,7 @@ std::pair<KeyInfo, bool> Daemon::register_native_key(const std::string& curve_na
   else throw Error(fmt::format("unknown curve '{}' (BN254 or BLS12-381)", curve_name));
   std::lock_guard lk(native_mu_);  // one native setup at a time
   if (auto known = store_->get_native_key(curve_name, log2)) {
-    if (preload) load(known->key_id);
+    if (preload) load_onto_devices(known->key_id);
     return {info_of(*known), true};
   }
   const std::string rel = fmt::format("native/{}-2^{}.zkey", curve_name == "BN254" ? "bn254" : "bls12-381", log2);
@@ -232,7 +232,7 @@ std::pair<KeyInfo, bool> Daemon::register_native_key(const std::string& curve_na
   }
   log_event(spdlog::level::info, "native_key_made",
             {{"curve", curve_name}, {"log2", std::to_string(log2)}, {"key", k.key_id}});
-  if (preload) load(k.key_id);
+  if (preload) load_onto_devices(k.key_id);
   return {info_of(*store_->get_key(k.key_id)), false};
 }
 
@@ -242,10 +242,19 @@ std::vector<KeyInfo> Daemon::list_keys() {
   return out;
 }
 
+void Daemon::load_onto_devices(const std::string& key_id) {
+  const auto l = load(key_id);
+  // Outside keys_mu_: a large key's points take seconds to reach (or be made on) a device.
+  ec::with_engine(l->curve, [&](auto e) {
+    using E = decltype(e);
+    engines_->get<E>().prepare(*l->key<E>());
+  });
+}
+
 KeyInfo Daemon::preload_key(const std::string& key_id) {
   auto rec = store_->get_key(key_id);
   if (!rec) throw NotFound(fmt::format("no key {} is registered", key_id));
-  load(key_id);
+  load_onto_devices(key_id);
   return info_of(*rec);
 }
 
