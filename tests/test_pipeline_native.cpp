@@ -47,12 +47,21 @@ TEST(PipelineNative, PorepPartitionsProveAndVerify) {
   cfg.synthesis_workers = 2;
   cfg.gpu_workers = 2;
   pipeline::Engine<E> engine(cfg);
-  auto a = engine.submit({circuit::porep_source<Fr>(nv.params, nv.cs), nv.key, 4});
+  auto src_a = circuit::porep_source<Fr>(nv.params, nv.cs);
+  EXPECT_EQ(src_a->phases().partitions, 0u);
+  auto a = engine.submit({src_a, nv.key, 4});
   auto b = engine.submit({circuit::porep_source<Fr>(small_porep_params(4), nv.cs), nv.key, 3});
   auto ra = engine.wait(a);
   auto rb = engine.wait(b);
   expect_valid_proofs<E>(ra, *nv.key, 4);
   expect_valid_proofs<E>(rb, *nv.key, 3);
+  // The source timed each of its partitions' phases (witness, a, b, c, check): 4 partitions,
+  // every phase took time.
+  const auto ph = src_a->phases();
+  EXPECT_EQ(ph.partitions, 4u);
+  EXPECT_GT(ph.witness_s, 0.0);
+  EXPECT_GT(ph.abc_s, 0.0);
+  EXPECT_GT(ph.check_s, 0.0);
   // Different data seeds give different statements (the Merkle roots differ).
   EXPECT_NE(ra.publics[0], rb.publics[0]);
   // Left: the workers' scratch and the pool's idle recycled pages.

@@ -5,11 +5,14 @@
 // engine's z span, then a, b, c by the recorded matrices (ConstraintSystem::evaluate).
 //
 // Thread safety: the constraint system is only read, and the generator must be a pure function
-// of the partition (it is called from several threads at once).
+// of the partition (it is called from several threads at once). Each partition's phases (the
+// witness, a, b, c, the check) are timed and summed under a lock (phases()).
 #include <fmt/format.h>
 
+#include <chrono>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <utility>
 
@@ -56,6 +59,8 @@ class NativeSource final : public PartitionSource<Fr> {
                               "a domain of {}", where, z.size(), a.size(), b.size(), c.size(),
                               s.n_vars, s.domain_size));
     if (stop.stop_requested()) return;
+    using Clock = std::chrono::steady_clock;
+    const auto t0 = Clock::now();
     try {
       Synthesizer<Fr> syn(z, cs_->n_public);
       gen_(syn, partition);
@@ -64,14 +69,30 @@ class NativeSource final : public PartitionSource<Fr> {
       throw Error(fmt::format("{}: {}", where, e.what()));
     }
     if (stop.stop_requested()) return;
+    const auto t1 = Clock::now();
     cs_->evaluate(z, a, b, c, stop);
+    const auto t2 = Clock::now();
     if (opt_.check && !stop.stop_requested()) cs_->check(z, c, where);
+    if (stop.stop_requested()) return;
+    const auto t3 = Clock::now();
+    auto secs = [](auto d) { return std::chrono::duration<double>(d).count(); };
+    std::lock_guard lk(phases_mu_);
+    ++phases_.partitions;
+    phases_.witness_s += secs(t1 - t0);
+    phases_.abc_s += secs(t2 - t1);
+    phases_.check_s += secs(t3 - t2);
+  }
+  SynthesisPhases phases() const override {
+    std::lock_guard lk(phases_mu_);
+    return phases_;
   }
 
  private:
   std::shared_ptr<const ConstraintSystem<Fr>> cs_;
   Generator gen_;
   Options opt_;
+  mutable std::mutex phases_mu_;
+  mutable SynthesisPhases phases_;  // of the partitions synthesized whole
 };
 
 }  // namespace splitprove::circuit

@@ -37,6 +37,20 @@ struct Shape {
   std::shared_ptr<const std::vector<bool>> binary_wires;
 };
 
+// Where a source's synthesis time went, summed over the partitions it synthesized (wall seconds
+// per partition, summed): the witness (z), the products a, b, c, and the check of C·z against c.
+struct SynthesisPhases {
+  std::uint64_t partitions = 0;
+  double witness_s = 0, abc_s = 0, check_s = 0;
+  SynthesisPhases& operator+=(const SynthesisPhases& o) {
+    partitions += o.partitions;
+    witness_s += o.witness_s;
+    abc_s += o.abc_s;
+    check_s += o.check_s;
+    return *this;
+  }
+};
+
 template <class Fr>
 class PartitionSource {
  public:
@@ -54,6 +68,9 @@ class PartitionSource {
   // May be called from several threads at once for different partitions.
   virtual void synthesize(std::size_t partition, std::span<Fr> z, std::span<Fr> a,
                           std::span<Fr> b, std::span<Fr> c, const std::stop_token& stop) const = 0;
+
+  // The phases of the partitions synthesized so far (all zero when the source does not time them).
+  virtual SynthesisPhases phases() const { return {}; }
 };
 
 }  // namespace splitprove::circuit

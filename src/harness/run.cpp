@@ -287,6 +287,7 @@ RunReport run_jobs(const RunOptions& o, const std::function<JobSpec<E>(std::uint
     if (!rep.gpu_phases.empty()) rep.gpu_phases += "\n";
     rep.gpu_phases += stages.size() > 1 ? d.state->name() + ": " + ph : ph;
   }
+  for (const auto& sp : specs) rep.synthesis_phases += sp.source->phases();  // not the warm-up's
   rep.pool = engine.pool_stats();
   rep.key_make_s = key_make_s() - key_made_before;  // this run's: a sweep's later runs find it made
   // Everything back: the workers' scratch too (the verdict checks RSS came back to baseline).
@@ -408,6 +409,11 @@ RunReport run_jobs(const RunOptions& o, const std::function<JobSpec<E>(std::uint
                      {"gpu", stage(rep.stats.gpu)},
                      {"g2", stage(rep.stats.g2)},
                      {"finalize", stage(rep.stats.finalize)}};
+      if (const auto& sp = rep.synthesis_phases; sp.partitions > 0)
+        j["synthesis_phases"] = {{"partitions", sp.partitions},
+                                 {"witness_s", sp.witness_s},
+                                 {"abc_s", sp.abc_s},
+                                 {"check_s", sp.check_s}};
       for (const auto& d : rep.stats.devices)
         j["devices"].push_back({{"name", d.name},
                                 {"gpu_items", d.gpu_items},

@@ -81,6 +81,7 @@ struct RunReport {
   std::uint64_t books_after_shutdown = 0;  // what the budget held after the engine shut down
   mem::BudgetBooks books;                  // at the end of the run: per-stage peaks (tags[t].peak)
   std::string gpu_phases;                  // GpuStage::phase_report() after the run
+  circuit::SynthesisPhases synthesis_phases;  // the measured jobs' sources' phases, summed
   // With a device backend: the fraction of the measured wall during which a stage that runs on
   // the device (the GPU stage; the G2 stage when the device runs it) was running.
   std::optional<double> device_busy;
