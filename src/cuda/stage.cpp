@@ -19,6 +19,7 @@
 #include "mem/pages.hpp"
 #include "mem/units.hpp"
 #include "splitprove/error.hpp"
+#include "util/phase_clock.hpp"
 
 namespace splitprove::cuda {
 
@@ -281,54 +282,10 @@ constexpr std::uint64_t kHostStaging = kUploadStagingBytes + (std::uint64_t(4) <
 // the H MSM and the three MSMs over z. z is copied while the H step and the H MSM run: "upload z"
 // is only what is left of its copy after them.
 enum class Phase : unsigned { key, upload_abc, free_host, h, h_msm, upload_z, z_msms, count };
-constexpr const char* kPhaseNames[] = {"key",   "upload a,b,c", "free host", "H",
-                                       "H MSM", "upload z",     "A,B1,L MSMs"};
-static_assert(std::size(kPhaseNames) == std::size_t(Phase::count));
-
-class PhaseTotals {
- public:
-  void add(const std::array<double, std::size_t(Phase::count)>& s) {
-    std::lock_guard lk(mu_);
-    for (std::size_t i = 0; i < s.size(); ++i) sum_[i] += s[i];
-    ++calls_;
-  }
-  std::string report() const {
-    std::lock_guard lk(mu_);
-    if (calls_ == 0) return {};
-    std::string out = fmt::format("mean of {} partitions:", calls_);
-    for (std::size_t i = 0; i < sum_.size(); ++i)
-      out += fmt::format("{} {} {:.1f} ms", i ? "," : "", kPhaseNames[i],
-                         1e3 * sum_[i] / double(calls_));
-    return out;
-  }
-  void reset() {
-    std::lock_guard lk(mu_);
-    sum_ = {};
-    calls_ = 0;
-  }
-
- private:
-  mutable std::mutex mu_;
-  std::array<double, std::size_t(Phase::count)> sum_{};
-  std::size_t calls_ = 0;
-};
-
-// Times the phases of one call; adds them to the totals when the call ends normally.
-class PhaseClock {
- public:
-  explicit PhaseClock(PhaseTotals& t) : totals_(t), last_(std::chrono::steady_clock::now()) {}
-  void lap(Phase p) {
-    const auto now = std::chrono::steady_clock::now();
-    s_[std::size_t(p)] += std::chrono::duration<double>(now - last_).count();
-    last_ = now;
-  }
-  void done() { totals_.add(s_); }
-
- private:
-  PhaseTotals& totals_;
-  std::chrono::steady_clock::time_point last_;
-  std::array<double, std::size_t(Phase::count)> s_{};
-};
+constexpr std::array<const char*, std::size_t(Phase::count)> kPhaseNames = {
+    "key", "upload a,b,c", "free host", "H", "H MSM", "upload z", "A,B1,L MSMs"};
+using PhaseTotals = util::PhaseTotals<Phase>;
+using PhaseClock = util::PhaseClock<Phase>;
 
 template <class E>
 class CudaGpuStage final : public pipeline::GpuStage<E> {
@@ -413,7 +370,7 @@ class CudaGpuStage final : public pipeline::GpuStage<E> {
 
  private:
   std::shared_ptr<Gpu> g_;
-  PhaseTotals phases_;
+  PhaseTotals phases_{kPhaseNames};
 };
 
 template <class E>
