@@ -26,10 +26,14 @@
 #include "cuda/ec.cuh"
 #include "cuda/ff.cuh"
 #include "cuda/runtime.cuh"
+#include "ec/bls12_381.hpp"
 #include "bench_timer.cuh"
 
 using namespace splitprove;
 using namespace splitprove::cuda;
+using Fr = DevField<bls12_381::Fr>;
+using Fp = DevField<bls12_381::Fp>;
+using FpNoinline = DevField<bls12_381::Fp, false>;
 
 namespace {
 

@@ -43,6 +43,7 @@ using namespace splitprove::cuda;
 using HFr = bls12_381::Fr;
 using HG1 = bls12_381::G1;
 using HG2 = bls12_381::G2;
+using Fr = DevField<HFr>;
 
 namespace {
 

@@ -1,6 +1,7 @@
 #pragma once
-// Short Weierstrass points y^2 = x^3 + b (a = 0) for device code, over a device field F
-// (cuda::Fp for G1). Two forms, as on the host (ec/curve.hpp), with the same formulas:
+// Short Weierstrass points y^2 = x^3 + b (a = 0) for device code, over a device field F (a
+// DevField for G1, a DevFp2 for G2). Two forms, as on the host (ec/curve.hpp), with the same
+// formulas:
 //
 //   Affine (x, y), with (0, 0) standing for the point at infinity: (0, 0) is not on the curve for
 //   any b != 0, so no flag word is needed and an affine point is exactly two field elements
@@ -107,10 +108,5 @@ SPLITPROVE_HD AffinePoint<F> load_affine(const void* p) {
   return {F::load(c), F::load(c + sizeof(F))};
 }
 
-// G1 over the field with called products (compile time; see Mont). MSM kernels that want the
-// products inlined instantiate XyzzPoint<Fp> instead: same formulas, same memory layout.
-using G1AffineDev = AffinePoint<FpNoinline>;
-using G1XyzzDev = XyzzPoint<FpNoinline>;
-static_assert(sizeof(FpNoinline) == 48 && sizeof(G1AffineDev) == 96 && sizeof(G1XyzzDev) == 192);
 
 }  // namespace splitprove::cuda

@@ -1,6 +1,7 @@
 #pragma once
 // Prime fields in Montgomery form for device code, over n 32-bit limbs (n even), written once and
-// instantiated for BLS12-381 Fr (n = 8) and Fp (n = 12). Everything is __host__ __device__: on the
+// instantiated for any host prime field: DevField<bls12_381::Fr> (n = 8), DevField<bn254::Fp>
+// (n = 8), DevField<bls12_381::Fp> (n = 12), ... (the one map from host to device field). Everything is __host__ __device__: on the
 // device the carry chains are PTX (cuda/ptx.cuh), on the host they are emulated exactly, so the CPU
 // test suite runs this very code against ff::Field.
 //
@@ -16,7 +17,6 @@
 #include <cstring>
 
 #include "cuda/ptx.cuh"
-#include "ec/bls12_381.hpp"
 
 namespace splitprove::cuda {
 
@@ -72,9 +72,6 @@ struct FieldTraits {
   static_assert(kConstsHost<HostField>.mod[n - 1] < (1u << 31));
   static_assert(uint32_t(kConstsHost<HostField>.m0 * kConstsHost<HostField>.mod[0]) == 0xffffffffu);
 };
-
-using FrTraits = FieldTraits<bls12_381::Fr>;
-using FpTraits = FieldTraits<bls12_381::Fp>;
 
 // kInlineMul: whether products are expanded where they are used (the fast path of the field
 // kernels) or called as one function per kernel (a G1 addition holds 10 to 23 products; inlined
@@ -331,8 +328,9 @@ class alignas(16) Mont {
   }
 };
 
-using Fr = Mont<FrTraits>;
-using Fp = Mont<FpTraits>;
-using FpNoinline = Mont<FpTraits, false>;
+// The device type of a host prime field (ff::Field): products inlined (kInlineMul, the field
+// kernels' fast path) or called (the curve kernels'; see Mont).
+template <class HostField, bool kInlineMul = true>
+using DevField = Mont<FieldTraits<HostField>, kInlineMul>;
 
 }  // namespace splitprove::cuda

@@ -1,6 +1,6 @@
 #pragma once
 // The quadratic extension F[u]/(u^2 + 1) for device code, over a device prime field F (cuda::Mont):
-// BLS12-381's Fp2, the coordinate field of G2. Same layout as the host's ff::Fp2 (c0 then c1, each
+// the coordinate field of G2 for both curves (BLS12-381 and BN254 alike take u^2 = -1). Same layout as the host's ff::Fp2 (c0 then c1, each
 // the base field's Montgomery limbs), the same formulas (Karatsuba product: 3 base products;
 // squaring: 2). Provides what cuda/ec.cuh's point templates use, so G2 points are
 // AffinePoint<Fp2Dev<...>> and XyzzPoint<Fp2Dev<...>>.
@@ -10,7 +10,7 @@ namespace splitprove::cuda {
 
 // kCallProduct: the Fp2 product and square each called as one function (__noinline__) that
 // expands its 3 / 2 base products inline (F::mul), instead of calling each base product (F's own
-// operator*, which for FpNoinline is a call): ~10 calls per G2 mixed addition instead of ~28.
+// operator*, which for DevField<_, false> is a call): ~10 calls per G2 mixed addition instead of ~28.
 template <class F, bool kCallProduct = false>
 struct alignas(16) Fp2Dev {
   F c0, c1;
@@ -80,12 +80,9 @@ struct alignas(16) Fp2Dev {
   SPLITPROVE_HD Fp2Dev& operator*=(const Fp2Dev& b) { return *this = *this * b; }
 };
 
-// G2's coordinate field with called base products (compile time: a G2 addition holds ~40 Fp
-// products; see Mont's kInlineMul).
-using Fp2NoinlineDev = Fp2Dev<FpNoinline>;
-static_assert(sizeof(Fp2NoinlineDev) == 96);
-// The same layout with the Fp2 product called whole (kCallProduct).
-using Fp2CallDev = Fp2Dev<FpNoinline, true>;
-static_assert(sizeof(Fp2CallDev) == 96);
+// The device Fp2 over a host base field: base products called (compile time: a G2 addition holds
+// ~40 Fp products; see Mont's kInlineMul), and with kCallProduct the Fp2 product called whole.
+template <class HostFp, bool kCallProduct = false>
+using DevFp2 = Fp2Dev<DevField<HostFp, false>, kCallProduct>;
 
 }  // namespace splitprove::cuda

@@ -1,5 +1,5 @@
 // The GPU MSM (msm_impl.cuh) for BN254 G1: the same kernels over BN254's device fields.
-#include "cuda/msm_bn254.cuh"
+#include "cuda/msm_impl.cuh"
 
 namespace splitprove::cuda {
 

@@ -1,5 +1,5 @@
 // The GPU MSM (msm_impl.cuh) for BN254 G2: the same kernels over Fp2 of BN254's device Fp.
-#include "cuda/msm_bn254.cuh"
+#include "cuda/msm_impl.cuh"
 
 namespace splitprove::cuda {
 

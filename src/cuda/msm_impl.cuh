@@ -1,5 +1,6 @@
 #pragma once
-// The GPU MSM (cuda/msm.hpp), written once over the curve; msm_g1.cu and msm_g2.cu instantiate it.
+// The GPU MSM (cuda/msm.hpp), written once over the curve group; msm_<curve>_g1.cu and
+// msm_<curve>_g2.cu instantiate it.
 // (Over 600 lines: the kernels and the one host driver that sequences them are instantiated
 // together per curve group. The driver, msm(), is still one function of ~330 lines, phase by
 // phase; giving each phase its own function is the next step for this file.)
@@ -27,6 +28,8 @@
 #include "cuda/fp2.cuh"
 #include "cuda/msm.hpp"
 #include "cuda/runtime.cuh"
+#include "ec/bls12_381.hpp"
+#include "ec/bn254.hpp"
 
 namespace splitprove::cuda {
 namespace msm_detail {
@@ -59,35 +62,61 @@ inline void get_field(const uint64_t* in, HF& x) {
   }
 }
 
-// The device types of a curve group C: F its coordinates (products called, for compile time),
-// Fr its scalars. BLS12-381's here; another curve's beside its instantiation (msm_<curve>_*.cu).
+// The device types of a curve group C, for every curve (the one map from host group to device
+// types): F its coordinates (products called, for compile time), Fr its scalars, FCall the
+// coordinates with the Fp2 product called whole (MsmOptions::fp2_call; G1: the same as F).
+// kBucketMinBlocks: 0, or the blocks of kBucketThreads threads per SM the bucket kernel is also
+// compiled for (MsmOptions::bounded_buckets).
 template <class C>
 struct DevCurve;
-// kBucketMinBlocks: 0, or the blocks of kBucketThreads threads per SM the bucket kernel is also
-// compiled for (MsmOptions::bounded_buckets). Not for BLS12-381 G1: it holds 3 blocks of 128
-// unbounded (152 registers).
+// BLS12-381 G1 holds 3 blocks of 128 unbounded (152 registers).
 template <>
 struct DevCurve<bls12_381::G1> {
-  using F = FpNoinline;
-  using Fr = cuda::Fr;
+  using F = DevField<bls12_381::Fp, false>;
+  using Fr = DevField<bls12_381::Fr>;
   static constexpr const char* name = "cuda::msm<G1>";
   static constexpr int kBucketMinBlocks = 0;
   static constexpr int kBucketThreads = 128;
-  using FCall = F;  // MsmOptions::fp2_call: nothing to change
+  using FCall = F;
 };
-// G2 unbounded takes 254 registers: 8 warps per SM. Bounded to 3 blocks of 128 (12 warps) it
-// takes 168 registers and spills 1.6 KB (ptxas, 2026-12-03). 5 blocks of 64 (10 warps) get the
-// same 168 registers and spill, not 200: an SM's registers are 4 quarter files of 16K, and 10
-// warps put 3 on some quarter.
+// BLS12-381 G2 unbounded takes 254 registers: 8 warps per SM. Bounded to 3 blocks of 128 (12
+// warps) it takes 168 registers and spills 1.6 KB (ptxas, 2026-12-03). 5 blocks of 64 (10 warps)
+// get the same 168 registers and spill, not 200: an SM's registers are 4 quarter files of 16K,
+// and 10 warps put 3 on some quarter.
 template <>
 struct DevCurve<bls12_381::G2> {
-  using F = Fp2NoinlineDev;
-  using Fr = cuda::Fr;
+  using F = DevFp2<bls12_381::Fp>;
+  using Fr = DevField<bls12_381::Fr>;
   static constexpr const char* name = "cuda::msm<G2>";
   static constexpr int kBucketMinBlocks = 3;
   static constexpr int kBucketThreads = 128;
-  using FCall = Fp2CallDev;  // MsmOptions::fp2_call: the bucket kernel's coordinates
+  using FCall = DevFp2<bls12_381::Fp, true>;
 };
+// BN254 G1: 112 registers, 4 blocks unbounded.
+template <>
+struct DevCurve<bn254::G1> {
+  using F = DevField<bn254::Fp, false>;
+  using Fr = DevField<bn254::Fr>;
+  static constexpr const char* name = "cuda::msm<BN254 G1>";
+  static constexpr int kBucketMinBlocks = 0;
+  static constexpr int kBucketThreads = 128;
+  using FCall = F;
+};
+// BN254 G2's bucket kernel takes 180 registers unbounded: 2 blocks of 128 threads (8 warps) per
+// SM. Bounded to 3 blocks it fits 168 registers with an 8-byte spill (ptxas, 2026-12-03): 12 warps.
+template <>
+struct DevCurve<bn254::G2> {
+  using F = DevFp2<bn254::Fp>;
+  using Fr = DevField<bn254::Fr>;
+  static constexpr const char* name = "cuda::msm<BN254 G2>";
+  static constexpr int kBucketMinBlocks = 3;
+  static constexpr int kBucketThreads = 128;
+  using FCall = DevFp2<bn254::Fp, true>;
+};
+static_assert(sizeof(DevCurve<bls12_381::G1>::F) == sizeof(bls12_381::Fp) &&
+              sizeof(DevCurve<bls12_381::G2>::F) == sizeof(bls12_381::Fp2) &&
+              sizeof(DevCurve<bn254::G1>::F) == sizeof(bn254::Fp) &&
+              sizeof(DevCurve<bn254::G2>::F) == sizeof(bn254::Fp2));
 
 template <class DFr>
 __device__ __forceinline__ bool canonical_is_one(const DFr& s) {

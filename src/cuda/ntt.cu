@@ -14,7 +14,6 @@
 #include <vector>
 
 #include "cuda/ff.cuh"
-#include "cuda/ff_bn254.cuh"
 #include "cuda/kernels.cuh"
 #include "cuda/ntt.hpp"
 #include "cuda/runtime.cuh"
@@ -22,18 +21,6 @@
 namespace splitprove::cuda {
 
 namespace {
-
-// The device field (products inlined) of a host scalar field.
-template <class HostFr>
-struct DevFr;
-template <>
-struct DevFr<bls12_381::Fr> {
-  using type = Fr;
-};
-template <>
-struct DevFr<bn254::Fr> {
-  using type = bn254_dev::Fr;
-};
 
 constexpr unsigned kTileLog = 10;  // 1024 elements = 32 KiB of shared memory per block
 constexpr unsigned kMaxUpperStages = kTileLog - 3;  // upper passes keep L >= 8
@@ -216,10 +203,10 @@ std::vector<std::pair<unsigned, unsigned>> pass_plan(unsigned k) {
 }
 
 template <class HostFr>
-typename DevFr<HostFr>::type* dev(HostFr* p) {
-  static_assert(sizeof(HostFr) == sizeof(typename DevFr<HostFr>::type),
+DevField<HostFr>* dev(HostFr* p) {
+  static_assert(sizeof(HostFr) == sizeof(DevField<HostFr>),
                 "host and device Fr share a layout");
-  return reinterpret_cast<typename DevFr<HostFr>::type*>(p);
+  return reinterpret_cast<DevField<HostFr>*>(p);
 }
 
 }  // namespace
@@ -232,7 +219,7 @@ struct FrNttOf<HostFr>::Scale {
 
 template <class HostFr>
 FrNttOf<HostFr>::FrNttOf(DevicePool& pool, unsigned log_size) : pool_(pool), k_(log_size) {
-  using DFr = typename DevFr<HostFr>::type;
+  using DFr = DevField<HostFr>;
   if (log_size < 1 || log_size > kMaxLogSize)
     throw Error("cuda::FrNtt: size 2^" + std::to_string(log_size) + " is outside 2^1..2^" +
                 std::to_string(kMaxLogSize));
@@ -296,7 +283,7 @@ template <class HostFr>
 void FrNttOf<HostFr>::run(HostFr* d, bool inverse, poly::Order order, const Scale* pre,
                           const Scale* post, CUstream_st* stream) const {
   using poly::Order;
-  using DFr = typename DevFr<HostFr>::type;
+  using DFr = DevField<HostFr>;
   const auto plan = pass_plan(k_);
   const DFr* tw = (inverse ? tw_inv_ : tw_fwd_).as<DFr>();
   const unsigned log_tile = std::min(k_, kTileLog);
@@ -329,7 +316,7 @@ void FrNttOf<HostFr>::run(HostFr* d, bool inverse, poly::Order order, const Scal
 template <class HostFr>
 void FrNttOf<HostFr>::bit_reverse(HostFr* d, CUstream_st* stream, bool tiled) const {
   if (tiled && k_ >= 2 * kBrLog) {
-    bitrev_tiles_kernel<false, typename DevFr<HostFr>::type>
+    bitrev_tiles_kernel<false, DevField<HostFr>>
         <<<unsigned(size() >> (2 * kBrLog)), kBrThreads, 0, stream>>>(dev(d), nullptr, nullptr, k_);
   } else {
     bitrev_kernel<<<grid_for(size(), 256), 256, 0, stream>>>(dev(d), k_);
@@ -344,7 +331,7 @@ void FrNttOf<HostFr>::ntt(HostFr* d, poly::Order order, CUstream_st* stream) con
 
 template <class HostFr>
 void FrNttOf<HostFr>::intt(HostFr* d, poly::Order order, CUstream_st* stream) const {
-  using DFr = typename DevFr<HostFr>::type;
+  using DFr = DevField<HostFr>;
   const Scale s{inv_tables_.as<DFr>(), inv_tables_.as<DFr>() + kScaleTable};
   run(d, true, order, nullptr, &s, stream);
 }
@@ -352,7 +339,7 @@ void FrNttOf<HostFr>::intt(HostFr* d, poly::Order order, CUstream_st* stream) co
 template <class HostFr>
 void FrNttOf<HostFr>::coset_ntt(HostFr* d, const HostFr& shift, poly::Order order,
                                 CUstream_st* stream) const {
-  using DFr = typename DevFr<HostFr>::type;
+  using DFr = DevField<HostFr>;
   if (shift.is_zero()) throw Error("cuda::FrNtt::coset_ntt: the coset shift is zero");
   DeviceBlock t = scale_tables(HostFr::one(), shift);
   const Scale s{t.as<DFr>(), t.as<DFr>() + kScaleTable};
@@ -363,7 +350,7 @@ void FrNttOf<HostFr>::coset_ntt(HostFr* d, const HostFr& shift, poly::Order orde
 template <class HostFr>
 void FrNttOf<HostFr>::coset_intt(HostFr* d, const HostFr& shift, poly::Order order,
                                  CUstream_st* stream) const {
-  using DFr = typename DevFr<HostFr>::type;
+  using DFr = DevField<HostFr>;
   if (shift.is_zero()) throw Error("cuda::FrNtt::coset_intt: the coset shift is zero");
   DeviceBlock t = scale_tables(n_inv_, shift.inverse());
   const Scale s{t.as<DFr>(), t.as<DFr>() + kScaleTable};
@@ -373,7 +360,7 @@ void FrNttOf<HostFr>::coset_intt(HostFr* d, const HostFr& shift, poly::Order ord
 
 template <class HostFr>
 void FrNttOf<HostFr>::to_odd_coset(HostFr* d, CUstream_st* stream) const {
-  using DFr = typename DevFr<HostFr>::type;
+  using DFr = DevField<HostFr>;
   const Scale s{odd_tables_.as<DFr>(), odd_tables_.as<DFr>() + kScaleTable};
   run(d, true, poly::Order::NR, nullptr, &s, stream);  // coefficients·n^-1·shift^j, bit-reversed
   run(d, false, poly::Order::RN, nullptr, nullptr, stream);
@@ -392,7 +379,7 @@ void FrNttOf<HostFr>::ab_minus_c_on_odd_coset(HostFr* a, HostFr* b, HostFr* c,
 
 template <class HostFr>
 void FrNttOf<HostFr>::h_coefficients(HostFr* a, HostFr* b, HostFr* c, CUstream_st* stream) const {
-  using DFr = typename DevFr<HostFr>::type;
+  using DFr = DevField<HostFr>;
   to_odd_coset(a, stream);
   to_odd_coset(b, stream);
   to_odd_coset(c, stream);

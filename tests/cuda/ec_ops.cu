@@ -5,12 +5,16 @@
 #include "ec_ops.hpp"
 #include "cuda/kernels.cuh"
 #include "cuda/runtime.cuh"
+#include "ec/bls12_381.hpp"
 
 namespace splitprove::cuda {
 namespace {
 
-using Affine = G1AffineDev;
-using Xyzz = G1XyzzDev;
+// BLS12-381 G1 over the field with called products.
+using FpNoinline = DevField<bls12_381::Fp, false>;
+using Affine = AffinePoint<FpNoinline>;
+using Xyzz = XyzzPoint<FpNoinline>;
+static_assert(sizeof(Affine) == 96 && sizeof(Xyzz) == 192);
 static_assert(sizeof(Affine) == kG1AffineLimbs * 8 && sizeof(Xyzz) == kG1XyzzLimbs * 8);
 
 // 128 threads: the block's tree works on 128 XYZZ points = 24 KiB of shared memory.

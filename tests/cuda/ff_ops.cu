@@ -5,8 +5,12 @@
 #include "ff_ops.hpp"
 #include "cuda/kernels.cuh"
 #include "cuda/runtime.cuh"
+#include "ec/bls12_381.hpp"
 
 namespace splitprove::cuda {
+
+using Fr = DevField<bls12_381::Fr>;
+using Fp = DevField<bls12_381::Fp>;
 
 const char* field_op_name(FieldOp op) {
   switch (op) {

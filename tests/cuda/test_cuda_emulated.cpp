@@ -1,7 +1,7 @@
 // The device field and curve code (src/cuda/ff.cuh, fp2.cuh, ec.cuh) run on the CPU through the
 // exact emulation of its PTX carry chains (cuda/ptx.cuh), checked against ff::Field and ec::Curve:
-// the fields Fr, Fp and Fp2 of both curves (BLS12-381's from cuda/ff.cuh, BN254's from
-// cuda/ff_bn254.cuh), and BLS12-381's G1 formulas. These tests need no GPU: they pin down the limb
+// the fields Fr, Fp and Fp2 of both curves (DevField and DevFp2 over the host fields), and
+// BLS12-381's G1 formulas. These tests need no GPU: they pin down the limb
 // algorithms (the two-chain CIOS product, the carry and borrow handling, the XYZZ formulas) on
 // every machine; test_cuda_ff/_ec then check that the GPU runs them the same way.
 #include <gtest/gtest.h>
@@ -10,14 +10,20 @@
 
 #include "cuda/ec.cuh"
 #include "cuda/ff.cuh"
-#include "cuda/ff_bn254.cuh"
 #include "cuda/fp2.cuh"
+#include "ec/bls12_381.hpp"
+#include "ec/bn254.hpp"
 #include "gpu.hpp"
 
 namespace splitprove::cuda {
 namespace {
 
 using namespace testing;
+
+// BLS12-381 G1's coordinates with called products, as the MSM's kernels take them.
+using G1Fp = DevField<bls12_381::Fp, false>;
+using G1AffineDev = AffinePoint<G1Fp>;
+using G1XyzzDev = XyzzPoint<G1Fp>;
 
 template <class Dev>
 Dev to_dev(const typename Dev::Host& x) {
@@ -34,7 +40,8 @@ typename Dev::Host to_host(const Dev& x) {
 template <class Dev>
 class EmulatedField : public ::testing::Test {};
 using DevFields =
-    ::testing::Types<Fr, Fp, FpNoinline, bn254_dev::Fr, bn254_dev::Fp, bn254_dev::FpNoinline>;
+    ::testing::Types<DevField<bls12_381::Fr>, DevField<bls12_381::Fp>, DevField<bls12_381::Fp, false>,
+                     DevField<bn254::Fr>, DevField<bn254::Fp>, DevField<bn254::Fp, false>>;
 TYPED_TEST_SUITE(EmulatedField, DevFields);
 
 TYPED_TEST(EmulatedField, ConstantsComeFromTheHostField) {
@@ -81,16 +88,16 @@ TYPED_TEST(EmulatedField, OpsMatchHostOnEdgeAndRandomValues) {
 struct Bls12381Fp2 {
   using HostFp = bls12_381::Fp;
   using HostFp2 = bls12_381::Fp2;
-  using FpDev = FpNoinline;
-  using CallDev = Fp2CallDev;
-  using NoinlineDev = Fp2NoinlineDev;
+  using FpDev = DevField<bls12_381::Fp, false>;
+  using CallDev = DevFp2<bls12_381::Fp, true>;
+  using NoinlineDev = DevFp2<bls12_381::Fp>;
 };
 struct Bn254Fp2 {
   using HostFp = bn254::Fp;
   using HostFp2 = bn254::Fp2;
-  using FpDev = bn254_dev::FpNoinline;
-  using CallDev = bn254_dev::Fp2CallDev;
-  using NoinlineDev = bn254_dev::Fp2NoinlineDev;
+  using FpDev = DevField<bn254::Fp, false>;
+  using CallDev = DevFp2<bn254::Fp, true>;
+  using NoinlineDev = DevFp2<bn254::Fp>;
 };
 
 template <class T>
@@ -148,7 +155,7 @@ TEST(EmulatedG1, FormulasMatchHost) {
   auto dev_affine = [](const HG1::Affine& a) {
     uint64_t l[12];
     put_affine(a, l);
-    return load_affine<FpNoinline>(l);
+    return load_affine<G1Fp>(l);
   };
   auto dev_xyzz = [](const HG1::Xyzz& p) {
     uint64_t l[24];
@@ -191,7 +198,7 @@ TEST(EmulatedG1, SumOfMultiplesIsClosedForm) {
   for (const auto& p : pts) {
     uint64_t l[12];
     put_affine(p, l);
-    acc += load_affine<FpNoinline>(l);
+    acc += load_affine<G1Fp>(l);
   }
   uint64_t out[24];
   acc.store(out);
