@@ -85,24 +85,18 @@ TYPED_TEST(EmulatedField, OpsMatchHostOnEdgeAndRandomValues) {
 
 // A curve's Fp2 for EmulatedFp2: the host fields and the device Fp2 with its Fp2 product called
 // whole (CallDev) or each base product called (NoinlineDev), both over the device Fp FpDev.
-struct Bls12381Fp2 {
-  using HostFp = bls12_381::Fp;
-  using HostFp2 = bls12_381::Fp2;
-  using FpDev = DevField<bls12_381::Fp, false>;
-  using CallDev = DevFp2<bls12_381::Fp, true>;
-  using NoinlineDev = DevFp2<bls12_381::Fp>;
-};
-struct Bn254Fp2 {
-  using HostFp = bn254::Fp;
-  using HostFp2 = bn254::Fp2;
-  using FpDev = DevField<bn254::Fp, false>;
-  using CallDev = DevFp2<bn254::Fp, true>;
-  using NoinlineDev = DevFp2<bn254::Fp>;
+template <class Fp, class Fp2>
+struct Fp2Of {
+  using HostFp = Fp;
+  using HostFp2 = Fp2;
+  using FpDev = DevField<Fp, false>;
+  using CallDev = DevFp2<Fp, true>;
+  using NoinlineDev = DevFp2<Fp>;
 };
 
 template <class T>
 class EmulatedFp2 : public ::testing::Test {};
-using Fp2Curves = ::testing::Types<Bls12381Fp2, Bn254Fp2>;
+using Fp2Curves = ::testing::Types<Fp2Of<bls12_381::Fp, bls12_381::Fp2>, Fp2Of<bn254::Fp, bn254::Fp2>>;
 TYPED_TEST_SUITE(EmulatedFp2, Fp2Curves);
 
 // The Fp2 product and square called whole (CallDev, the G2 bucket kernel's MsmOptions::fp2_call)
