@@ -1,9 +1,8 @@
 #pragma once
 // The GPU MSM (cuda/msm.hpp), written once over the curve group; msm_<curve>_g1.cu and
 // msm_<curve>_g2.cu instantiate it.
-// (Over 600 lines: the kernels and the one host driver that sequences them are instantiated
-// together per curve group. The driver, msm(), is still one function of ~330 lines, phase by
-// phase; giving each phase its own function is the next step for this file.)
+// (Over 600 lines: the kernels and the host driver that sequences them, msm_detail::MsmCall with
+// one member function per phase, are instantiated together per curve group.)
 //
 // Buffers of one call, all from the pool (so all in the device budget), released on return:
 //   class    flags/pos (4n + 4n B), bitmap of ones (n/8 B), tail indices (4m B)
@@ -67,51 +66,47 @@ inline void get_field(const uint64_t* in, HF& x) {
 // coordinates with the Fp2 product called whole (MsmOptions::fp2_call; G1: the same as F).
 // kBucketMinBlocks: 0, or the blocks of kBucketThreads threads per SM the bucket kernel is also
 // compiled for (MsmOptions::bounded_buckets).
+template <class HFp, class HFr, int MinBlocks>
+struct DevG1Of {
+  using F = DevField<HFp, false>;
+  using Fr = DevField<HFr>;
+  using FCall = F;
+  static constexpr int kBucketMinBlocks = MinBlocks;
+  static constexpr int kBucketThreads = 128;
+};
+template <class HFp, class HFr, int MinBlocks>
+struct DevG2Of {
+  using F = DevFp2<HFp>;
+  using Fr = DevField<HFr>;
+  using FCall = DevFp2<HFp, true>;
+  static constexpr int kBucketMinBlocks = MinBlocks;
+  static constexpr int kBucketThreads = 128;
+};
 template <class C>
 struct DevCurve;
 // BLS12-381 G1 holds 3 blocks of 128 unbounded (152 registers).
 template <>
-struct DevCurve<bls12_381::G1> {
-  using F = DevField<bls12_381::Fp, false>;
-  using Fr = DevField<bls12_381::Fr>;
+struct DevCurve<bls12_381::G1> : DevG1Of<bls12_381::Fp, bls12_381::Fr, 0> {
   static constexpr const char* name = "cuda::msm<G1>";
-  static constexpr int kBucketMinBlocks = 0;
-  static constexpr int kBucketThreads = 128;
-  using FCall = F;
 };
 // BLS12-381 G2 unbounded takes 254 registers: 8 warps per SM. Bounded to 3 blocks of 128 (12
 // warps) it takes 168 registers and spills 1.6 KB (ptxas, 2026-12-03). 5 blocks of 64 (10 warps)
 // get the same 168 registers and spill, not 200: an SM's registers are 4 quarter files of 16K,
 // and 10 warps put 3 on some quarter.
 template <>
-struct DevCurve<bls12_381::G2> {
-  using F = DevFp2<bls12_381::Fp>;
-  using Fr = DevField<bls12_381::Fr>;
+struct DevCurve<bls12_381::G2> : DevG2Of<bls12_381::Fp, bls12_381::Fr, 3> {
   static constexpr const char* name = "cuda::msm<G2>";
-  static constexpr int kBucketMinBlocks = 3;
-  static constexpr int kBucketThreads = 128;
-  using FCall = DevFp2<bls12_381::Fp, true>;
 };
 // BN254 G1: 112 registers, 4 blocks unbounded.
 template <>
-struct DevCurve<bn254::G1> {
-  using F = DevField<bn254::Fp, false>;
-  using Fr = DevField<bn254::Fr>;
+struct DevCurve<bn254::G1> : DevG1Of<bn254::Fp, bn254::Fr, 0> {
   static constexpr const char* name = "cuda::msm<BN254 G1>";
-  static constexpr int kBucketMinBlocks = 0;
-  static constexpr int kBucketThreads = 128;
-  using FCall = F;
 };
 // BN254 G2's bucket kernel takes 180 registers unbounded: 2 blocks of 128 threads (8 warps) per
 // SM. Bounded to 3 blocks it fits 168 registers with an 8-byte spill (ptxas, 2026-12-03): 12 warps.
 template <>
-struct DevCurve<bn254::G2> {
-  using F = DevFp2<bn254::Fp>;
-  using Fr = DevField<bn254::Fr>;
+struct DevCurve<bn254::G2> : DevG2Of<bn254::Fp, bn254::Fr, 3> {
   static constexpr const char* name = "cuda::msm<BN254 G2>";
-  static constexpr int kBucketMinBlocks = 3;
-  static constexpr int kBucketThreads = 128;
-  using FCall = DevFp2<bn254::Fp, true>;
 };
 static_assert(sizeof(DevCurve<bls12_381::G1>::F) == sizeof(bls12_381::Fp) &&
               sizeof(DevCurve<bls12_381::G2>::F) == sizeof(bls12_381::Fp2) &&
@@ -548,20 +543,413 @@ DeviceBases<C>::DeviceBases(DeviceBlock&& block, size_t n) : blk_(std::move(bloc
                 " bytes cannot hold " + std::to_string(n) + " points");
 }
 
+namespace msm_detail {
+namespace {
+
+// One call of msm(), phase by phase on the call's stream: classify -> ones -> (for a tail)
+// digits -> buckets -> windows -> combine on the host. Each phase's blocks are members: they go
+// back to the pool when the call object dies, after combine() has synchronised the stream.
 template <class C>
-typename C::Jacobian msm(DevicePool& pool, const DeviceBases<C>& bases, const void* d_scalars,
-                         size_t n, ScalarForm form, const MsmOptions& opt, MsmStats* stats,
-                         CUstream_st* stream) {
-  using namespace msm_detail;
+class MsmCall {
+ public:
   using F = typename DevCurve<C>::F;
   using DFr = typename DevCurve<C>::Fr;
   using Affine = AffinePoint<F>;
   using Xyzz = XyzzPoint<F>;
   using HXyzz = typename C::Xyzz;
-  constexpr size_t kLimbs = sizeof(Xyzz) / 8;
+  static constexpr size_t kLimbs = sizeof(Xyzz) / 8;
   static_assert(sizeof(Affine) == DeviceBases<C>::kPointBytes);
-  HXyzz result = HXyzz::identity();
-  with_context(DevCurve<C>::name, [&] {
+
+  MsmCall(DevicePool& pool, const DeviceBases<C>& bases, const void* d_scalars, size_t n,
+          ScalarForm form, const MsmOptions& opt, cudaStream_t s)
+      : pool_(pool),
+        opt_(opt),
+        s_(s),
+        sc_(static_cast<const DFr*>(d_scalars)),
+        pts_(static_cast<const Affine*>(bases.get())),
+        mont_(form == ScalarForm::montgomery),
+        n32_(uint32_t(n)),
+        words_(uint32_t((n + 31) / 32)) {
+    st_.n = n;
+  }
+
+  // The whole call; the stats of its phases in `st`.
+  HXyzz run(MsmStats& st) {
+    ev_.mark(0, s_);
+    classify();
+    ev_.mark(1, s_);
+    sum_ones();
+    ev_.mark(2, s_);
+    for (int i = 3; i < PhaseEvents::kCount; ++i) ev_.mark(i, s_);  // re-marked when m > 0
+    if (m_) {
+      digits();
+      ev_.mark(3, s_);
+      buckets();
+      ev_.mark(4, s_);
+      windows();
+      ev_.mark(5, s_);
+    }
+    const HXyzz r = combine();
+    st = st_;
+    return r;
+  }
+
+ private:
+  // Zeros, ones (a bitmap) and the tail (flags -> positions -> indices); m_ = the tail's length.
+  void classify() {
+    const size_t n = n32_;
+    size_t scan_tmp = 0;
+    SPLITPROVE_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan_tmp, (uint32_t*)nullptr,
+                                                        (uint32_t*)nullptr, int(n32_), s_));
+    const size_t cls_bytes =
+        3 * carve_size(n, 4) + carve_size(words_, 4) + carve_size(4, 8) + carve_size(scan_tmp, 1);
+    cls_ = pool_.allocate(cls_bytes, mem::Tag::gpu);
+    size_t off = 0;
+    uint32_t* flags = carve<uint32_t>(cls_, off, n);
+    uint32_t* pos = carve<uint32_t>(cls_, off, n);
+    tail_ = carve<uint32_t>(cls_, off, n);
+    bitmap_ = carve<uint32_t>(cls_, off, words_);
+    unsigned long long* ctr = carve<unsigned long long>(cls_, off, 4);
+    void* tmp = carve<char>(cls_, off, scan_tmp);
+    const unsigned long long init[4] = {0, 0, n, 0};  // zeros, ones, first bad, -
+    SPLITPROVE_CUDA_CHECK(cudaMemcpyAsync(ctr, init, sizeof init, cudaMemcpyHostToDevice, s_));
+    classify_kernel<<<grid_for(n, 256), 256, 0, s_>>>(sc_, n32_, mont_, opt_.split, bitmap_, flags,
+                                                      ctr, ctr + 2);
+    SPLITPROVE_CUDA_CHECK_LAUNCH();
+    SPLITPROVE_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(tmp, scan_tmp, flags, pos, int(n32_), s_));
+    scatter_tail_kernel<<<grid_for(n, 256), 256, 0, s_>>>(flags, pos, n32_, tail_);
+    SPLITPROVE_CUDA_CHECK_LAUNCH();
+    unsigned long long got[4];
+    uint32_t last_pos = 0, last_flag = 0;
+    SPLITPROVE_CUDA_CHECK(cudaMemcpyAsync(got, ctr, sizeof got, cudaMemcpyDeviceToHost, s_));
+    SPLITPROVE_CUDA_CHECK(cudaMemcpyAsync(&last_pos, pos + n - 1, 4, cudaMemcpyDeviceToHost, s_));
+    SPLITPROVE_CUDA_CHECK(
+        cudaMemcpyAsync(&last_flag, flags + n - 1, 4, cudaMemcpyDeviceToHost, s_));
+    SPLITPROVE_CUDA_CHECK(cudaStreamSynchronize(s_));
+    if (got[2] < n)
+      throw Error("scalar[" + std::to_string(got[2]) + "] is not < r (not a reduced " +
+                  (mont_ ? "Montgomery" : "canonical") + " Fr element)");
+    m_ = last_pos + last_flag;
+    st_.zeros = got[0];
+    st_.ones = got[1];
+    st_.tail = m_;
+  }
+
+  // The ones: per-thread sums of their bases over the bitmap, then a tree.
+  void sum_ones() {
+    if (!st_.ones) return;
+    const uint32_t g = kOnesBlocks * kOnesThreads;
+    ones_blk_ = pool_.allocate(size_t(g) * sizeof(Xyzz), mem::Tag::gpu);
+    ones_ = ones_blk_.as<Xyzz>();
+    ones_kernel<F><<<kOnesBlocks, kOnesThreads, 0, s_>>>(pts_, bitmap_, words_, ones_);
+    SPLITPROVE_CUDA_CHECK_LAUNCH();
+    reduce_segments<F>(ones_, 1, g, s_);
+  }
+
+  // The tail's digits, W windows of c bits, sorted by bucket; each bucket's run of entries.
+  void digits() {
+    c_ = opt_.window_bits ? opt_.window_bits : choose_window_bits(m_);
+    W_ = windows_for(c_);
+    items_ = size_t(W_) * m_;
+    if (items_ >= (size_t(1) << 31))
+      throw Error(std::to_string(items_) + " digits (" + std::to_string(W_) + " windows of " +
+                  std::to_string(m_) + " terms) exceed the sort's 2^31 - 1");
+    per_window_ = 1u << (c_ - 1);
+    max_runs_ = W_ * per_window_ + 1;
+    const int key_bits = int(32 - __builtin_clz(W_)) + int(c_ - 1);
+    size_t sort_tmp = 0, rle_tmp = 0, off_tmp = 0;
+    cub::DoubleBuffer<uint32_t> dk(nullptr, nullptr), dv(nullptr, nullptr);
+    SPLITPROVE_CUDA_CHECK(
+        cub::DeviceRadixSort::SortPairs(nullptr, sort_tmp, dk, dv, int(items_), 0, key_bits, s_));
+    SPLITPROVE_CUDA_CHECK(cub::DeviceRunLengthEncode::Encode(
+        nullptr, rle_tmp, (uint32_t*)nullptr, (uint32_t*)nullptr, (uint32_t*)nullptr,
+        (uint32_t*)nullptr, int(items_), s_));
+    SPLITPROVE_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, off_tmp, (uint32_t*)nullptr,
+                                                        (uint32_t*)nullptr, int(max_runs_), s_));
+    const size_t tmp_bytes = std::max({sort_tmp, rle_tmp, off_tmp});
+    const size_t dig_bytes = 4 * carve_size(items_, 4) + carve_size(tmp_bytes, 1) +
+                             3 * carve_size(max_runs_, 4) + carve_size(1, 4);
+    dig_ = pool_.allocate(dig_bytes, mem::Tag::gpu);
+    size_t off = 0;
+    uint32_t* k0 = carve<uint32_t>(dig_, off, items_);
+    uint32_t* k1 = carve<uint32_t>(dig_, off, items_);
+    uint32_t* v0 = carve<uint32_t>(dig_, off, items_);
+    uint32_t* v1 = carve<uint32_t>(dig_, off, items_);
+    void* t2 = carve<char>(dig_, off, tmp_bytes);
+    uniq_ = carve<uint32_t>(dig_, off, max_runs_);
+    cnt_ = carve<uint32_t>(dig_, off, max_runs_);
+    offs_ = carve<uint32_t>(dig_, off, max_runs_);
+    nruns_ = carve<uint32_t>(dig_, off, 1);
+    digits_kernel<<<grid_for(m_, 256), 256, 0, s_>>>(sc_, mont_, tail_, m_, c_, W_, k0, v0);
+    SPLITPROVE_CUDA_CHECK_LAUNCH();
+    cub::DoubleBuffer<uint32_t> keys(k0, k1), vals(v0, v1);
+    SPLITPROVE_CUDA_CHECK(
+        cub::DeviceRadixSort::SortPairs(t2, sort_tmp, keys, vals, int(items_), 0, key_bits, s_));
+    vals_ = vals.Current();
+    SPLITPROVE_CUDA_CHECK(cudaMemsetAsync(cnt_, 0, size_t(max_runs_) * 4, s_));
+    if (opt_.dense_runs) {
+      // Run r = bucket r for every r < W·2^(c-1), empty or not (max_runs - 1 runs).
+      SPLITPROVE_CUDA_CHECK(cudaMemsetAsync(offs_, 0, size_t(max_runs_) * 4, s_));
+      run_bounds_kernel<<<grid_for(items_, 256), 256, 0, s_>>>(keys.Current(), uint32_t(items_),
+                                                               offs_, cnt_);
+      SPLITPROVE_CUDA_CHECK_LAUNCH();
+      dense_runs_kernel<<<grid_for(max_runs_ - 1, 256), 256, 0, s_>>>(max_runs_ - 1, uniq_, cnt_,
+                                                                      offs_, nruns_);
+      SPLITPROVE_CUDA_CHECK_LAUNCH();
+    } else {
+      SPLITPROVE_CUDA_CHECK(cub::DeviceRunLengthEncode::Encode(t2, rle_tmp, keys.Current(), uniq_,
+                                                               cnt_, nruns_, int(items_), s_));
+      SPLITPROVE_CUDA_CHECK(
+          cub::DeviceScan::ExclusiveSum(t2, off_tmp, cnt_, offs_, int(max_runs_), s_));
+    }
+  }
+
+  // Every bucket's sum. A run is "big" above 4x the mean bucket (and at least 64 entries):
+  // Poisson-sized buckets of random scalars rarely are; skewed ones (and a top window with few
+  // buckets) are cut into chunks of `cap` entries, one thread each, whose partial sums are added
+  // per bucket. Their chunks join the bucket kernel's queue (merged), else a chunk kernel follows.
+  void buckets() {
+    bk_ = pool_.allocate(size_t(W_) * per_window_ * sizeof(Xyzz), mem::Tag::gpu);
+    buckets_ = bk_.as<Xyzz>();
+    SPLITPROVE_CUDA_CHECK(cudaMemsetAsync(buckets_, 0, size_t(W_) * per_window_ * sizeof(Xyzz),
+                                          s_));  // ZZ = 0: infinity
+    cap_ = std::max<uint32_t>(
+        64, uint32_t(std::min<size_t>(4 * items_ / (size_t(W_) * per_window_), size_t(1) << 30)));
+    merged_ = opt_.balance && opt_.merge_chunks;
+    if (merged_) find_big_runs();
+    if (opt_.balance) balance_order();
+    using FCall = typename DevCurve<C>::FCall;
+    if constexpr (!std::is_same_v<FCall, F>) {
+      if (opt_.fp2_call)
+        launch_buckets<FCall>();
+      else
+        launch_buckets<F>();
+    } else {
+      launch_buckets<F>();
+    }
+    if (!merged_) find_big_runs();
+    if (nb_) add_big_runs();
+  }
+
+  // The big runs: their indices, chunk counts and chunk offsets (exclusive sums).
+  void find_big_runs() {
+    size_t big_tmp = 0;
+    SPLITPROVE_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, big_tmp, (uint32_t*)nullptr,
+                                                        (uint32_t*)nullptr, int(max_runs_), s_));
+    bigb_ = pool_.allocate(
+        3 * carve_size(max_runs_, 4) + carve_size(1, 4) + carve_size(big_tmp, 1), mem::Tag::gpu);
+    size_t boff = 0;
+    big_ = carve<uint32_t>(bigb_, boff, max_runs_);
+    chunks_ = carve<uint32_t>(bigb_, boff, max_runs_);
+    chunk_off_ = carve<uint32_t>(bigb_, boff, max_runs_);
+    uint32_t* nbig = carve<uint32_t>(bigb_, boff, 1);
+    void* btmp = carve<char>(bigb_, boff, big_tmp);
+    SPLITPROVE_CUDA_CHECK(cudaMemsetAsync(nbig, 0, 4, s_));
+    find_big_kernel<<<grid_for(max_runs_, 256), 256, 0, s_>>>(uniq_, cnt_, nruns_, cap_, big_,
+                                                              chunks_, nbig);
+    SPLITPROVE_CUDA_CHECK_LAUNCH();
+    SPLITPROVE_CUDA_CHECK(cudaMemcpyAsync(&nb_, nbig, 4, cudaMemcpyDeviceToHost, s_));
+    SPLITPROVE_CUDA_CHECK(cudaStreamSynchronize(s_));
+    st_.big_runs = nb_;
+    if (!nb_) return;
+    SPLITPROVE_CUDA_CHECK(
+        cub::DeviceScan::ExclusiveSum(btmp, big_tmp, chunks_, chunk_off_, int(nb_), s_));
+    uint32_t last[2] = {0, 0};
+    SPLITPROVE_CUDA_CHECK(
+        cudaMemcpyAsync(&last[0], chunk_off_ + nb_ - 1, 4, cudaMemcpyDeviceToHost, s_));
+    SPLITPROVE_CUDA_CHECK(
+        cudaMemcpyAsync(&last[1], chunks_ + nb_ - 1, 4, cudaMemcpyDeviceToHost, s_));
+    SPLITPROVE_CUDA_CHECK(cudaStreamSynchronize(s_));
+    total_ = last[0] + last[1];
+    part_ = pool_.allocate(size_t(total_) * sizeof(Xyzz), mem::Tag::gpu);
+  }
+
+  uint32_t queued() const { return merged_ ? max_runs_ + total_ : max_runs_; }
+
+  // Balanced order (opt.balance): the runs sorted by length, longest first (see
+  // run_len_keys_kernel), and, merged, the big runs' chunks among them. One radix pass or two:
+  // the keys are at most `cap`.
+  void balance_order() {
+    const uint32_t q = queued();
+    const int len_bits = int(32 - __builtin_clz(cap_));
+    size_t ord_tmp = 0;
+    SPLITPROVE_CUDA_CHECK(cub::DeviceRadixSort::SortPairsDescending(
+        nullptr, ord_tmp, (const uint32_t*)nullptr, (uint32_t*)nullptr, (const uint32_t*)nullptr,
+        (uint32_t*)nullptr, int(q), 0, len_bits, s_));
+    ord_ = pool_.allocate(4 * carve_size(q, 4) + carve_size(ord_tmp, 1), mem::Tag::gpu);
+    size_t ooff = 0;
+    uint32_t* lk = carve<uint32_t>(ord_, ooff, q);
+    uint32_t* lk_sorted = carve<uint32_t>(ord_, ooff, q);
+    uint32_t* li = carve<uint32_t>(ord_, ooff, q);
+    uint32_t* li_sorted = carve<uint32_t>(ord_, ooff, q);
+    void* otmp = carve<char>(ord_, ooff, ord_tmp);
+    run_len_keys_kernel<<<grid_for(max_runs_, 256), 256, 0, s_>>>(uniq_, cnt_, nruns_, cap_,
+                                                                  max_runs_, lk, li);
+    SPLITPROVE_CUDA_CHECK_LAUNCH();
+    if (merged_ && total_) {
+      chunk_len_keys_kernel<<<grid_for(total_, 256), 256, 0, s_>>>(
+          cnt_, big_, chunk_off_, nb_, total_, cap_, max_runs_, lk + max_runs_, li + max_runs_);
+      SPLITPROVE_CUDA_CHECK_LAUNCH();
+    }
+    SPLITPROVE_CUDA_CHECK(cub::DeviceRadixSort::SortPairsDescending(
+        otmp, ord_tmp, lk, lk_sorted, li, li_sorted, int(q), 0, len_bits, s_));
+    order_ = li_sorted;
+  }
+
+  // The bucket kernel over coordinates FK (F, or DevCurve::FCall: the same layout).
+  template <class FK>
+  void launch_buckets() {
+    static_assert(sizeof(AffinePoint<FK>) == sizeof(Affine) &&
+                  sizeof(XyzzPoint<FK>) == sizeof(Xyzz));
+    const uint32_t q = queued();
+    BucketArgs<FK> ba{reinterpret_cast<const AffinePoint<FK>*>(pts_),
+                      uniq_,
+                      cnt_,
+                      offs_,
+                      nruns_,
+                      order_,
+                      max_runs_,
+                      vals_,
+                      cap_,
+                      reinterpret_cast<XyzzPoint<FK>*>(buckets_)};
+    if (merged_) {
+      ba.big = big_;
+      ba.chunk_off = chunk_off_;
+      ba.nb = nb_;
+      ba.total = total_;
+      ba.partial = reinterpret_cast<XyzzPoint<FK>*>(part_.as<Xyzz>());
+    }
+    constexpr int kMinBlocks = DevCurve<C>::kBucketMinBlocks;
+    if constexpr (kMinBlocks > 0) {
+      constexpr int kThreads = DevCurve<C>::kBucketThreads;
+      if (opt_.bounded_buckets)
+        bucket_kernel_bounded<FK, kThreads, kMinBlocks>
+            <<<grid_for(q, kThreads), kThreads, 0, s_>>>(ba);
+      else
+        bucket_kernel<FK><<<grid_for(q, 128), 128, 0, s_>>>(ba);
+    } else {
+      bucket_kernel<FK><<<grid_for(q, 128), 128, 0, s_>>>(ba);
+    }
+    SPLITPROVE_CUDA_CHECK_LAUNCH();
+  }
+
+  // The big runs' chunk sums (unless the bucket kernel made them), a tree per run, then each run's
+  // sum into its bucket.
+  void add_big_runs() {
+    Xyzz* part = part_.as<Xyzz>();
+    if (!merged_) {
+      chunk_kernel<F><<<grid_for(total_, 128), 128, 0, s_>>>(pts_, cnt_, offs_, vals_, big_,
+                                                             chunk_off_, nb_, total_, cap_, part);
+      SPLITPROVE_CUDA_CHECK_LAUNCH();
+    }
+    for (uint32_t d = 1; d < total_; d *= 2) {  // a run has at most `total` chunks
+      chunk_tree_kernel<F>
+          <<<grid_for(total_, 128), 128, 0, s_>>>(part, chunks_, chunk_off_, nb_, total_, d);
+      SPLITPROVE_CUDA_CHECK_LAUNCH();
+    }
+    chunk_store_kernel<F>
+        <<<grid_for(nb_, 128), 128, 0, s_>>>(part, uniq_, big_, chunk_off_, nb_, buckets_);
+    SPLITPROVE_CUDA_CHECK_LAUNCH();
+  }
+
+  // Each window's sum Σ i·bucket_i, by segments of buckets, then the segments added; copied out.
+  void windows() {
+    uint32_t segs = 0;
+    if (opt_.fit_window_segments) {
+      // One wave: as many segment threads as the GPU holds at once (W·segs of them), segments of
+      // at least 8 buckets. A second, partly filled wave would double the phase: every thread's
+      // additions form one serial chain.
+      int dev = 0, sms = 0, per_sm = 0;
+      SPLITPROVE_CUDA_CHECK(cudaGetDevice(&dev));
+      SPLITPROVE_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+      SPLITPROVE_CUDA_CHECK(
+          cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, window_kernel<F>, 64, 0));
+      const size_t wave = size_t(std::max(sms, 1)) * size_t(std::max(per_sm, 1)) * 64;
+      segs = uint32_t(std::clamp<size_t>(wave / W_, 1, std::max<uint32_t>(per_window_ / 8, 1)));
+    } else {
+      // Segments of len buckets: about 2^15 threads or more, len a power of two.
+      uint32_t len = per_window_;
+      while (len > 16 && size_t(W_) * (per_window_ / len) < (size_t(1) << 15)) len /= 2;
+      segs = per_window_ / len;
+    }
+    st_.window_segments = segs;
+    wb_ = pool_.allocate(size_t(W_) * segs * sizeof(Xyzz), mem::Tag::gpu);
+    Xyzz* wsum = wb_.as<Xyzz>();
+    window_kernel<F><<<grid_for(size_t(W_) * segs, 64), 64, 0, s_>>>(buckets_, per_window_, segs,
+                                                                     W_ * segs, wsum);
+    SPLITPROVE_CUDA_CHECK_LAUNCH();
+    reduce_segments<F>(wsum, W_, segs, s_);
+    win_host_.resize(size_t(W_) * kLimbs);
+    SPLITPROVE_CUDA_CHECK(cudaMemcpy2DAsync(win_host_.data(), sizeof(Xyzz), wsum,
+                                            size_t(segs) * sizeof(Xyzz), sizeof(Xyzz), W_,
+                                            cudaMemcpyDeviceToHost, s_));
+  }
+
+  // On the host, once the stream is done: Horner over the windows, then the ones.
+  HXyzz combine() {
+    std::vector<uint64_t> ones_host(kLimbs);
+    if (ones_)
+      SPLITPROVE_CUDA_CHECK(
+          cudaMemcpyAsync(ones_host.data(), ones_, sizeof(Xyzz), cudaMemcpyDeviceToHost, s_));
+    SPLITPROVE_CUDA_CHECK(cudaStreamSynchronize(s_));  // before the blocks go back to the pool
+    HXyzz result = HXyzz::identity();
+    for (unsigned w = W_; w-- > 0;) {
+      for (unsigned i = 0; i < c_ && w + 1 < W_; ++i) result = result.dbl();
+      result += to_host_xyzz<C>(win_host_.data() + size_t(w) * kLimbs);
+    }
+    if (ones_) result += to_host_xyzz<C>(ones_host.data());
+    st_.window_bits = c_;
+    st_.windows = W_;
+    st_.ms_classify = ev_.ms(0, 1);
+    st_.ms_ones = ev_.ms(1, 2);
+    st_.ms_sort = ev_.ms(2, 3);
+    st_.ms_buckets = ev_.ms(3, 4);
+    st_.ms_windows = ev_.ms(4, 5);
+    return result;
+  }
+
+  DevicePool& pool_;
+  const MsmOptions& opt_;
+  cudaStream_t s_;
+  const DFr* sc_;
+  const Affine* pts_;
+  bool mont_;
+  uint32_t n32_, words_;
+  PhaseEvents ev_;
+  MsmStats st_;
+  // The blocks, released in reverse order when the call object dies (after combine's sync).
+  DeviceBlock cls_, ones_blk_, dig_, bk_, ord_, bigb_, part_, wb_;
+  // classify, ones
+  uint32_t* tail_ = nullptr;
+  uint32_t* bitmap_ = nullptr;
+  uint32_t m_ = 0;
+  Xyzz* ones_ = nullptr;
+  // digits
+  unsigned c_ = 0, W_ = 0;
+  size_t items_ = 0;
+  uint32_t per_window_ = 0, max_runs_ = 0;
+  uint32_t *uniq_ = nullptr, *cnt_ = nullptr, *offs_ = nullptr, *nruns_ = nullptr;
+  const uint32_t* vals_ = nullptr;
+  // buckets
+  Xyzz* buckets_ = nullptr;
+  uint32_t cap_ = 0;
+  bool merged_ = false;
+  uint32_t *big_ = nullptr, *chunks_ = nullptr, *chunk_off_ = nullptr;
+  uint32_t nb_ = 0, total_ = 0;
+  const uint32_t* order_ = nullptr;
+  // windows
+  std::vector<uint64_t> win_host_;
+};
+
+}  // namespace
+}  // namespace msm_detail
+
+template <class C>
+typename C::Jacobian msm(DevicePool& pool, const DeviceBases<C>& bases, const void* d_scalars,
+                         size_t n, ScalarForm form, const MsmOptions& opt, MsmStats* stats,
+                         CUstream_st* stream) {
+  typename C::Xyzz result = C::Xyzz::identity();
+  with_context(msm_detail::DevCurve<C>::name, [&] {
     if (n > bases.size())
       throw Error(std::to_string(n) + " scalars for " + std::to_string(bases.size()) + " bases");
     if (n >= (size_t(1) << 31)) throw Error(std::to_string(n) + " terms exceed 2^31 - 1");
@@ -570,314 +958,10 @@ typename C::Jacobian msm(DevicePool& pool, const DeviceBases<C>& bases, const vo
                   std::to_string(kMaxWindowBits));
     MsmStats st;
     st.n = n;
-    if (n == 0) {
-      if (stats) *stats = st;
-      return;
+    if (n != 0) {
+      msm_detail::MsmCall<C> call(pool, bases, d_scalars, n, form, opt, stream);
+      result = call.run(st);
     }
-    cudaStream_t s = stream;
-    const DFr* sc = static_cast<const DFr*>(d_scalars);
-    const Affine* pts = static_cast<const Affine*>(bases.get());
-    const bool mont = form == ScalarForm::montgomery;
-    const uint32_t n32 = uint32_t(n), words = uint32_t((n + 31) / 32);
-    PhaseEvents ev;
-    ev.mark(0, s);
-
-    // ---- classify: zeros, ones (bitmap), tail (flags -> positions -> indices) -------------------
-    size_t scan_tmp = 0;
-    SPLITPROVE_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan_tmp, (uint32_t*)nullptr,
-                                                        (uint32_t*)nullptr, int(n32), s));
-    const size_t cls_bytes =
-        3 * carve_size(n, 4) + carve_size(words, 4) + carve_size(4, 8) + carve_size(scan_tmp, 1);
-    DeviceBlock cls = pool.allocate(cls_bytes, mem::Tag::gpu);
-    size_t off = 0;
-    uint32_t* flags = carve<uint32_t>(cls, off, n);
-    uint32_t* pos = carve<uint32_t>(cls, off, n);
-    uint32_t* tail = carve<uint32_t>(cls, off, n);
-    uint32_t* bitmap = carve<uint32_t>(cls, off, words);
-    unsigned long long* ctr = carve<unsigned long long>(cls, off, 4);
-    void* tmp = carve<char>(cls, off, scan_tmp);
-    const unsigned long long init[4] = {0, 0, n, 0};  // zeros, ones, first bad, -
-    SPLITPROVE_CUDA_CHECK(cudaMemcpyAsync(ctr, init, sizeof init, cudaMemcpyHostToDevice, s));
-    classify_kernel<<<grid_for(n, 256), 256, 0, s>>>(sc, n32, mont, opt.split, bitmap, flags, ctr,
-                                                     ctr + 2);
-    SPLITPROVE_CUDA_CHECK_LAUNCH();
-    SPLITPROVE_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(tmp, scan_tmp, flags, pos, int(n32), s));
-    scatter_tail_kernel<<<grid_for(n, 256), 256, 0, s>>>(flags, pos, n32, tail);
-    SPLITPROVE_CUDA_CHECK_LAUNCH();
-    unsigned long long got[4];
-    uint32_t last_pos = 0, last_flag = 0;
-    SPLITPROVE_CUDA_CHECK(cudaMemcpyAsync(got, ctr, sizeof got, cudaMemcpyDeviceToHost, s));
-    SPLITPROVE_CUDA_CHECK(cudaMemcpyAsync(&last_pos, pos + n - 1, 4, cudaMemcpyDeviceToHost, s));
-    SPLITPROVE_CUDA_CHECK(cudaMemcpyAsync(&last_flag, flags + n - 1, 4, cudaMemcpyDeviceToHost, s));
-    SPLITPROVE_CUDA_CHECK(cudaStreamSynchronize(s));
-    if (got[2] < n)
-      throw Error("scalar[" + std::to_string(got[2]) + "] is not < r (not a reduced " +
-                  (mont ? "Montgomery" : "canonical") + " Fr element)");
-    const uint32_t m = last_pos + last_flag;
-    ev.mark(1, s);
-    st.zeros = got[0];
-    st.ones = got[1];
-    st.tail = m;
-
-    // ---- the ones: per-thread sums over the bitmap, then a tree ------------------------------
-    DeviceBlock ones_blk;
-    Xyzz* ones = nullptr;
-    if (st.ones) {
-      const uint32_t g = kOnesBlocks * kOnesThreads;
-      ones_blk = pool.allocate(size_t(g) * sizeof(Xyzz), mem::Tag::gpu);
-      ones = ones_blk.as<Xyzz>();
-      ones_kernel<F><<<kOnesBlocks, kOnesThreads, 0, s>>>(pts, bitmap, words, ones);
-      SPLITPROVE_CUDA_CHECK_LAUNCH();
-      reduce_segments<F>(ones, 1, g, s);
-    }
-    ev.mark(2, s);
-    for (int i = 3; i < PhaseEvents::kCount; ++i) ev.mark(i, s);  // re-marked below when m > 0
-
-    // ---- the tail: Pippenger -------------------------------------------------------------------
-    std::vector<uint64_t> win_host;
-    unsigned c = 0, W = 0;
-    // Declared out here: they go back to the pool only after the stream is synchronised below.
-    DeviceBlock dig, bk, ord, bigb, part, wb;
-    if (m) {
-      c = opt.window_bits ? opt.window_bits : choose_window_bits(m);
-      W = windows_for(c);
-      const size_t items = size_t(W) * m;
-      if (items >= (size_t(1) << 31))
-        throw Error(std::to_string(items) + " digits (" + std::to_string(W) + " windows of " +
-                    std::to_string(m) + " terms) exceed the sort's 2^31 - 1");
-      const uint32_t per_window = 1u << (c - 1);
-      const uint32_t max_runs = W * per_window + 1;
-      const int key_bits = int(32 - __builtin_clz(W)) + int(c - 1);
-      size_t sort_tmp = 0, rle_tmp = 0, off_tmp = 0;
-      cub::DoubleBuffer<uint32_t> dk(nullptr, nullptr), dv(nullptr, nullptr);
-      SPLITPROVE_CUDA_CHECK(
-          cub::DeviceRadixSort::SortPairs(nullptr, sort_tmp, dk, dv, int(items), 0, key_bits, s));
-      SPLITPROVE_CUDA_CHECK(cub::DeviceRunLengthEncode::Encode(
-          nullptr, rle_tmp, (uint32_t*)nullptr, (uint32_t*)nullptr, (uint32_t*)nullptr,
-          (uint32_t*)nullptr, int(items), s));
-      SPLITPROVE_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, off_tmp, (uint32_t*)nullptr,
-                                                          (uint32_t*)nullptr, int(max_runs), s));
-      const size_t tmp_bytes = std::max({sort_tmp, rle_tmp, off_tmp});
-      const size_t dig_bytes = 4 * carve_size(items, 4) + carve_size(tmp_bytes, 1) +
-                               3 * carve_size(max_runs, 4) + carve_size(1, 4);
-      dig = pool.allocate(dig_bytes, mem::Tag::gpu);
-      off = 0;
-      uint32_t* k0 = carve<uint32_t>(dig, off, items);
-      uint32_t* k1 = carve<uint32_t>(dig, off, items);
-      uint32_t* v0 = carve<uint32_t>(dig, off, items);
-      uint32_t* v1 = carve<uint32_t>(dig, off, items);
-      void* t2 = carve<char>(dig, off, tmp_bytes);
-      uint32_t* uniq = carve<uint32_t>(dig, off, max_runs);
-      uint32_t* cnt = carve<uint32_t>(dig, off, max_runs);
-      uint32_t* offs = carve<uint32_t>(dig, off, max_runs);
-      uint32_t* nruns = carve<uint32_t>(dig, off, 1);
-      digits_kernel<<<grid_for(m, 256), 256, 0, s>>>(sc, mont, tail, m, c, W, k0, v0);
-      SPLITPROVE_CUDA_CHECK_LAUNCH();
-      cub::DoubleBuffer<uint32_t> keys(k0, k1), vals(v0, v1);
-      SPLITPROVE_CUDA_CHECK(
-          cub::DeviceRadixSort::SortPairs(t2, sort_tmp, keys, vals, int(items), 0, key_bits, s));
-      SPLITPROVE_CUDA_CHECK(cudaMemsetAsync(cnt, 0, size_t(max_runs) * 4, s));
-      if (opt.dense_runs) {
-        // Run r = bucket r for every r < W·2^(c-1), empty or not (max_runs - 1 runs).
-        SPLITPROVE_CUDA_CHECK(cudaMemsetAsync(offs, 0, size_t(max_runs) * 4, s));
-        run_bounds_kernel<<<grid_for(items, 256), 256, 0, s>>>(keys.Current(), uint32_t(items),
-                                                               offs, cnt);
-        SPLITPROVE_CUDA_CHECK_LAUNCH();
-        dense_runs_kernel<<<grid_for(max_runs - 1, 256), 256, 0, s>>>(max_runs - 1, uniq, cnt,
-                                                                      offs, nruns);
-        SPLITPROVE_CUDA_CHECK_LAUNCH();
-      } else {
-        SPLITPROVE_CUDA_CHECK(cub::DeviceRunLengthEncode::Encode(t2, rle_tmp, keys.Current(), uniq,
-                                                                 cnt, nruns, int(items), s));
-        SPLITPROVE_CUDA_CHECK(
-            cub::DeviceScan::ExclusiveSum(t2, off_tmp, cnt, offs, int(max_runs), s));
-      }
-      ev.mark(3, s);
-
-      bk = pool.allocate(size_t(W) * per_window * sizeof(Xyzz), mem::Tag::gpu);
-      Xyzz* buckets = bk.as<Xyzz>();
-      SPLITPROVE_CUDA_CHECK(
-          cudaMemsetAsync(buckets, 0, size_t(W) * per_window * sizeof(Xyzz), s));  // ZZ = 0: inf
-      // A run is "big" above 4x the mean bucket (and at least 64 entries): Poisson-sized buckets of
-      // random scalars rarely are; skewed ones (and a top window with few buckets) are cut into
-      // chunks of `cap` entries, one thread each, whose partial sums are added per bucket.
-      const uint32_t cap = std::max<uint32_t>(
-          64, uint32_t(std::min<size_t>(4 * items / (size_t(W) * per_window), size_t(1) << 30)));
-      // The big runs: their indices, chunk counts and chunk offsets (exclusive sums). Found
-      // before the bucket kernel when their chunks join its queue (merged), else after it.
-      const bool merged = opt.balance && opt.merge_chunks;
-      uint32_t* big = nullptr;
-      uint32_t* chunks = nullptr;
-      uint32_t* chunk_off = nullptr;
-      uint32_t nb = 0, total = 0;
-      auto find_big = [&] {
-        size_t big_tmp = 0;
-        SPLITPROVE_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, big_tmp, (uint32_t*)nullptr,
-                                                            (uint32_t*)nullptr, int(max_runs), s));
-        bigb = pool.allocate(
-            3 * carve_size(max_runs, 4) + carve_size(1, 4) + carve_size(big_tmp, 1), mem::Tag::gpu);
-        size_t boff = 0;
-        big = carve<uint32_t>(bigb, boff, max_runs);
-        chunks = carve<uint32_t>(bigb, boff, max_runs);
-        chunk_off = carve<uint32_t>(bigb, boff, max_runs);
-        uint32_t* nbig = carve<uint32_t>(bigb, boff, 1);
-        void* btmp = carve<char>(bigb, boff, big_tmp);
-        SPLITPROVE_CUDA_CHECK(cudaMemsetAsync(nbig, 0, 4, s));
-        find_big_kernel<<<grid_for(max_runs, 256), 256, 0, s>>>(uniq, cnt, nruns, cap, big, chunks,
-                                                                nbig);
-        SPLITPROVE_CUDA_CHECK_LAUNCH();
-        SPLITPROVE_CUDA_CHECK(cudaMemcpyAsync(&nb, nbig, 4, cudaMemcpyDeviceToHost, s));
-        SPLITPROVE_CUDA_CHECK(cudaStreamSynchronize(s));
-        st.big_runs = nb;
-        if (nb) {
-          SPLITPROVE_CUDA_CHECK(
-              cub::DeviceScan::ExclusiveSum(btmp, big_tmp, chunks, chunk_off, int(nb), s));
-          uint32_t last[2] = {0, 0};
-          SPLITPROVE_CUDA_CHECK(
-              cudaMemcpyAsync(&last[0], chunk_off + nb - 1, 4, cudaMemcpyDeviceToHost, s));
-          SPLITPROVE_CUDA_CHECK(
-              cudaMemcpyAsync(&last[1], chunks + nb - 1, 4, cudaMemcpyDeviceToHost, s));
-          SPLITPROVE_CUDA_CHECK(cudaStreamSynchronize(s));
-          total = last[0] + last[1];
-          part = pool.allocate(size_t(total) * sizeof(Xyzz), mem::Tag::gpu);
-        }
-      };
-      if (merged) find_big();
-
-      // Balanced order (opt.balance): the runs sorted by length, longest first (see
-      // run_len_keys_kernel), and, merged, the big runs' chunks among them. One radix pass or
-      // two: the keys are at most `cap`.
-      const uint32_t* order = nullptr;
-      const uint32_t queued = merged ? max_runs + total : max_runs;
-      if (opt.balance) {
-        const int len_bits = int(32 - __builtin_clz(cap));
-        size_t ord_tmp = 0;
-        SPLITPROVE_CUDA_CHECK(cub::DeviceRadixSort::SortPairsDescending(
-            nullptr, ord_tmp, (const uint32_t*)nullptr, (uint32_t*)nullptr,
-            (const uint32_t*)nullptr, (uint32_t*)nullptr, int(queued), 0, len_bits, s));
-        ord = pool.allocate(4 * carve_size(queued, 4) + carve_size(ord_tmp, 1), mem::Tag::gpu);
-        size_t ooff = 0;
-        uint32_t* lk = carve<uint32_t>(ord, ooff, queued);
-        uint32_t* lk_sorted = carve<uint32_t>(ord, ooff, queued);
-        uint32_t* li = carve<uint32_t>(ord, ooff, queued);
-        uint32_t* li_sorted = carve<uint32_t>(ord, ooff, queued);
-        void* otmp = carve<char>(ord, ooff, ord_tmp);
-        run_len_keys_kernel<<<grid_for(max_runs, 256), 256, 0, s>>>(uniq, cnt, nruns, cap,
-                                                                    max_runs, lk, li);
-        SPLITPROVE_CUDA_CHECK_LAUNCH();
-        if (merged && total) {
-          chunk_len_keys_kernel<<<grid_for(total, 256), 256, 0, s>>>(
-              cnt, big, chunk_off, nb, total, cap, max_runs, lk + max_runs, li + max_runs);
-          SPLITPROVE_CUDA_CHECK_LAUNCH();
-        }
-        SPLITPROVE_CUDA_CHECK(cub::DeviceRadixSort::SortPairsDescending(
-            otmp, ord_tmp, lk, lk_sorted, li, li_sorted, int(queued), 0, len_bits, s));
-        order = li_sorted;
-      }
-      // The bucket kernel over coordinates FK (F, or DevCurve::FCall: the same layout).
-      auto launch_buckets = [&]<class FK>() {
-        static_assert(sizeof(AffinePoint<FK>) == sizeof(Affine) &&
-                      sizeof(XyzzPoint<FK>) == sizeof(Xyzz));
-        BucketArgs<FK> ba{reinterpret_cast<const AffinePoint<FK>*>(pts), uniq, cnt, offs, nruns,
-                          order, max_runs, vals.Current(), cap,
-                          reinterpret_cast<XyzzPoint<FK>*>(buckets)};
-        if (merged) {
-          ba.big = big;
-          ba.chunk_off = chunk_off;
-          ba.nb = nb;
-          ba.total = total;
-          ba.partial = reinterpret_cast<XyzzPoint<FK>*>(part.as<Xyzz>());
-        }
-        constexpr int kMinBlocks = DevCurve<C>::kBucketMinBlocks;
-        if constexpr (kMinBlocks > 0) {
-          constexpr int kThreads = DevCurve<C>::kBucketThreads;
-          if (opt.bounded_buckets)
-            bucket_kernel_bounded<FK, kThreads, kMinBlocks>
-                <<<grid_for(queued, kThreads), kThreads, 0, s>>>(ba);
-          else
-            bucket_kernel<FK><<<grid_for(queued, 128), 128, 0, s>>>(ba);
-        } else {
-          bucket_kernel<FK><<<grid_for(queued, 128), 128, 0, s>>>(ba);
-        }
-        SPLITPROVE_CUDA_CHECK_LAUNCH();
-      };
-      using FCall = typename DevCurve<C>::FCall;
-      if constexpr (!std::is_same_v<FCall, F>) {
-        if (opt.fp2_call)
-          launch_buckets.template operator()<FCall>();
-        else
-          launch_buckets.template operator()<F>();
-      } else {
-        launch_buckets.template operator()<F>();
-      }
-      if (!merged) find_big();
-      if (nb) {
-        if (!merged) {
-          chunk_kernel<F><<<grid_for(total, 128), 128, 0, s>>>(
-              pts, cnt, offs, vals.Current(), big, chunk_off, nb, total, cap, part.as<Xyzz>());
-          SPLITPROVE_CUDA_CHECK_LAUNCH();
-        }
-        for (uint32_t d = 1; d < total; d *= 2) {  // a run has at most `total` chunks
-          chunk_tree_kernel<F><<<grid_for(total, 128), 128, 0, s>>>(part.as<Xyzz>(), chunks,
-                                                                    chunk_off, nb, total, d);
-          SPLITPROVE_CUDA_CHECK_LAUNCH();
-        }
-        chunk_store_kernel<F>
-            <<<grid_for(nb, 128), 128, 0, s>>>(part.as<Xyzz>(), uniq, big, chunk_off, nb, buckets);
-        SPLITPROVE_CUDA_CHECK_LAUNCH();
-      }
-      ev.mark(4, s);
-
-      uint32_t segs = 0;
-      if (opt.fit_window_segments) {
-        // One wave: as many segment threads as the GPU holds at once (W·segs of them), segments
-        // of at least 8 buckets. A second, partly filled wave would double the phase: every
-        // thread's additions form one serial chain.
-        int dev = 0, sms = 0, per_sm = 0;
-        SPLITPROVE_CUDA_CHECK(cudaGetDevice(&dev));
-        SPLITPROVE_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-        SPLITPROVE_CUDA_CHECK(
-            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, window_kernel<F>, 64, 0));
-        const size_t wave = size_t(std::max(sms, 1)) * size_t(std::max(per_sm, 1)) * 64;
-        segs = uint32_t(std::clamp<size_t>(wave / W, 1, std::max<uint32_t>(per_window / 8, 1)));
-      } else {
-        // Segments of len buckets: about 2^15 threads or more, len a power of two.
-        uint32_t len = per_window;
-        while (len > 16 && size_t(W) * (per_window / len) < (size_t(1) << 15)) len /= 2;
-        segs = per_window / len;
-      }
-      st.window_segments = segs;
-      wb = pool.allocate(size_t(W) * segs * sizeof(Xyzz), mem::Tag::gpu);
-      Xyzz* wsum = wb.as<Xyzz>();
-      window_kernel<F>
-          <<<grid_for(size_t(W) * segs, 64), 64, 0, s>>>(buckets, per_window, segs, W * segs, wsum);
-      SPLITPROVE_CUDA_CHECK_LAUNCH();
-      reduce_segments<F>(wsum, W, segs, s);
-      ev.mark(5, s);
-      win_host.resize(size_t(W) * kLimbs);
-      SPLITPROVE_CUDA_CHECK(cudaMemcpy2DAsync(win_host.data(), sizeof(Xyzz), wsum,
-                                              size_t(segs) * sizeof(Xyzz), sizeof(Xyzz), W,
-                                              cudaMemcpyDeviceToHost, s));
-    }
-    std::vector<uint64_t> ones_host(kLimbs);
-    if (ones)
-      SPLITPROVE_CUDA_CHECK(
-          cudaMemcpyAsync(ones_host.data(), ones, sizeof(Xyzz), cudaMemcpyDeviceToHost, s));
-    SPLITPROVE_CUDA_CHECK(cudaStreamSynchronize(s));  // before the blocks go back to the pool
-
-    // ---- combine on the host: Horner over the windows, then the ones -------------------------
-    for (unsigned w = W; w-- > 0;) {
-      for (unsigned i = 0; i < c && w + 1 < W; ++i) result = result.dbl();
-      result += to_host_xyzz<C>(win_host.data() + size_t(w) * kLimbs);
-    }
-    if (ones) result += to_host_xyzz<C>(ones_host.data());
-    st.window_bits = c;
-    st.windows = W;
-    st.ms_classify = ev.ms(0, 1);
-    st.ms_ones = ev.ms(1, 2);
-    st.ms_sort = ev.ms(2, 3);
-    st.ms_buckets = ev.ms(3, 4);
-    st.ms_windows = ev.ms(4, 5);
     if (stats) *stats = st;
   });
   return result.to_jacobian();
