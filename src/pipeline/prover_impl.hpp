@@ -209,19 +209,15 @@ Synthesized<E> Prover<E>::synthesize(const circuit::PartitionSource<Fr>& source,
     throw Error(fmt::format("{}: partition {}: z[0] is not 1 (the constant wire)",
                             source.describe(), index));
   // The compact G2 input now, while z is hot: a copy, later owned by the pending proof.
-  zk::compact_g2_scalars<E>(key_->g2, s.z.span(), s.g2_input.span());
+  const std::size_t tail = zk::compact_g2_scalars<E>(key_->g2, s.z.span(), s.g2_input.span());
   // The G2 worker's scratch was sized for cost.g2_tail scalars other than 0 and 1 (the wires the
   // circuit's rows force to be binary are 0 or 1 in every satisfying assignment): an assignment
   // with more does not satisfy the circuit, and its G2 MSM would outgrow the reservation.
-  if (cost.g2_tail < s.g2_input.size()) {
-    std::size_t tail = 0;
-    for (const Fr& x : s.g2_input.span()) tail += !x.is_zero() && !x.is_one();
-    if (tail > cost.g2_tail)
-      throw Error(fmt::format(
-          "{}: partition {}: {} of the {} B-dense values are neither 0 nor 1, where the circuit's "
-          "boolean constraints allow at most {}: the assignment does not satisfy the circuit",
-          source.describe(), index, tail, s.g2_input.size(), cost.g2_tail));
-  }
+  if (tail > cost.g2_tail)
+    throw Error(fmt::format(
+        "{}: partition {}: {} of the {} B-dense values are neither 0 nor 1, where the circuit's "
+        "boolean constraints allow at most {}: the assignment does not satisfy the circuit",
+        source.describe(), index, tail, s.g2_input.size(), cost.g2_tail));
   return s;
 }
 

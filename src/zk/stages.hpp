@@ -84,10 +84,11 @@ G1Results<E> g1_stage(const ProvingKey<E>& pk, const poly::Domain<typename E::Fr
                       std::span<const typename E::Fr> z, std::span<typename E::Fr> a,
                       std::span<typename E::Fr> b, std::span<typename E::Fr> c);
 
-// out[k] = z[bases.wires[k]]; out.size() must equal bases.size().
+// out[k] = z[bases.wires[k]]; out.size() must equal bases.size(). Returns how many of the values
+// are neither 0 nor 1 (the G2 MSM's tail).
 template <class E>
-void compact_g2_scalars(const G2Bases<E>& bases, std::span<const typename E::Fr> z,
-                        std::span<typename E::Fr> out);
+std::size_t compact_g2_scalars(const G2Bases<E>& bases, std::span<const typename E::Fr> z,
+                               std::span<typename E::Fr> out);
 
 template <class E>
 typename E::G2Jacobian msm_g2(const G2Bases<E>& bases, std::span<const typename E::Fr> scalars);
