@@ -26,27 +26,24 @@ DeviceBlock DevicePool::allocate(size_t bytes, mem::Tag tag) {
   DeviceBlock b;
   {
     std::lock_guard lk(mu_);
-    // The smallest cached block that holds the request, if it is at most a quarter larger:
-    // scratch sized by data (an MSM's tail, its big runs) differs a little from call to call, and
-    // an exact-class cache would miss, allocate beside the stale blocks and, once the budget is
-    // short, trim them all (each cudaFree waits for the whole device).
-    auto it = cache_.lower_bound(cls);
-    if (it != cache_.end() && it->first - cls <= cls / 4) {
+    auto it = cache_.find(cls);
+    if (it != cache_.end()) {
       b.pool_ = this;
       b.ptr_ = it->second.ptr;
-      b.bytes_ = it->first;
+      b.bytes_ = cls;
       b.res_ = std::move(it->second.res);
       b.res_.retag(tag);
       cache_.erase(it);
-      cached_bytes_ -= b.bytes_;
+      cached_bytes_ -= cls;
       return b;
     }
   }
-  // Reserve first (DESIGN §1.2): cached blocks of other classes go before anyone waits, the
-  // largest first and only as many as it takes.
+  // Reserve first (DESIGN §1.2): cached blocks of other classes go before anyone waits.
   auto got = budget_.try_reserve(cls, tag);
-  while (!got && trim_largest()) got = budget_.try_reserve(cls, tag);
-  if (!got) got = budget_.reserve(cls, tag);
+  if (!got) {
+    trim();
+    got = budget_.reserve(cls, tag);
+  }
   SPLITPROVE_CUDA_CHECK(cudaSetDevice(device_));
   void* p = nullptr;
   cudaError_t e = cudaMalloc(&p, cls);
@@ -88,22 +85,6 @@ void DevicePool::trim() {
     cudaFree(c.ptr);  // the memory is gone before its bytes go back to the budget
     c.res.reset();
   }
-}
-
-bool DevicePool::trim_largest() {
-  Cached c{};
-  {
-    std::lock_guard lk(mu_);
-    if (cache_.empty()) return false;
-    auto it = std::prev(cache_.end());
-    cached_bytes_ -= it->first;
-    c = std::move(it->second);
-    cache_.erase(it);
-  }
-  cudaSetDevice(device_);
-  cudaFree(c.ptr);  // the memory is gone before its bytes go back to the budget
-  c.res.reset();
-  return true;
 }
 
 size_t DevicePool::cached_bytes() const {

@@ -78,9 +78,8 @@ class DevicePool {
   DevicePool& operator=(const DevicePool&) = delete;
 
   // A block of at least `bytes` bytes (rounded up to the 2 MiB class), booked under `tag`.
-  // Reuses the smallest cached block of that class or up to a quarter larger (bytes() says which);
-  // else reserves (freeing cached blocks, largest first, while the budget is short, then waiting
-  // for the budget) and allocates.
+  // Reuses a cached block of the same class; else reserves (trimming the cache first if the
+  // budget is short, then waiting for the budget) and allocates.
   DeviceBlock allocate(size_t bytes, mem::Tag tag = mem::Tag::gpu);
   // Frees every cached (unused) block and returns its bytes to the budget.
   void trim();
@@ -96,7 +95,6 @@ class DevicePool {
  private:
   friend class DeviceBlock;
   void give_back(void* ptr, size_t bytes, mem::Reservation&& res) noexcept;
-  bool trim_largest();  // frees the largest cached block; false when none is cached
 
   struct Cached {
     void* ptr;

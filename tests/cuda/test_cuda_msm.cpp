@@ -331,37 +331,6 @@ TEST(GpuPool, BooksDeviceBytesAndReusesBlocks) {
   EXPECT_EQ(budget.books().used, 0u);
 }
 
-// Data-sized scratch differs a little from call to call: a cached block up to a quarter larger
-// serves the request; a short budget frees cached blocks largest first, only as many as needed.
-TEST(GpuPool, ReusesANearFitAndTrimsOnlyWhatItNeeds) {
-  SPLITPROVE_REQUIRE_GPU();
-  mem::MemoryBudget budget(uint64_t(64) << 20, "gpu-test");
-  {
-    DevicePool pool(budget);
-    { DeviceBlock a = pool.allocate(size_t(10) << 20); }
-    {
-      DeviceBlock b = pool.allocate(size_t(8) << 20);  // 10 MiB is a quarter above 8: reused
-      EXPECT_EQ(b.bytes(), size_t(10) << 20);
-      EXPECT_EQ(pool.mallocs(), 1u);
-      EXPECT_EQ(budget.books()[mem::Tag::gpu].bytes, uint64_t(10) << 20);
-      EXPECT_EQ(pool.cached_bytes(), 0u);
-    }
-    {
-      DeviceBlock c = pool.allocate(size_t(6) << 20);  // 10 MiB is too large for 6: a new block
-      EXPECT_EQ(c.bytes(), size_t(6) << 20);
-      EXPECT_EQ(pool.mallocs(), 2u);
-    }
-    { DeviceBlock d = pool.allocate(size_t(4) << 20); }  // 6 MiB is too large for 4
-    EXPECT_EQ(pool.mallocs(), 3u);
-    EXPECT_EQ(pool.cached_bytes(), size_t(20) << 20);
-    // 50 MiB needs 6 of the 20 cached: the 10 MiB block goes, the 6 and 4 MiB ones stay.
-    DeviceBlock e = pool.allocate(size_t(50) << 20);
-    EXPECT_EQ(pool.cached_bytes(), size_t(10) << 20);
-    EXPECT_EQ(budget.books().used, uint64_t(60) << 20);
-  }
-  EXPECT_EQ(budget.books().used, 0u);
-}
-
 // Staged uploads: many halves of the pinned staging (both halves reused several times, the last
 // one partial) arrive whole and in order; a fill that throws fails the upload with its error.
 TEST(GpuPool, StagedUploadArrivesWholeAndInOrder) {
