@@ -2,6 +2,7 @@
 // snarkjs's proofs verify with our verifier, and everything wrong is rejected — a tampered proof,
 // a wrong public input, a proof for another key, and an unsatisfying witness (whose first failing
 // constraint is named).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "io/json.hpp"
@@ -12,6 +13,7 @@
 #include "test_util.hpp"
 #include "zk/groth16.hpp"
 #include "zk/setup.hpp"
+#include "zk/stages.hpp"
 
 using namespace splitprove;
 using splitprove::testing::rng;
@@ -292,4 +294,39 @@ TYPED_TEST(Groth16, DevSetupMatchesSnarkjsLayout) {
   }
   EXPECT_EQ(ours.h.size(), sj.h.size());
   EXPECT_EQ(ours.c.size(), sj.c.size());
+}
+
+// The G2 input: the scalars of the B-dense wires, gathered over the pool in chunks, with the count
+// of those that are neither 0 nor 1 (the G2 MSM's tail); a wire past the assignment is an error.
+TYPED_TEST(Groth16, CompactG2ScalarsGathersTheWiresAndCountsTheTail) {
+  ENGINE_TYPES
+  const std::size_t n_z = 5000, n_wires = (std::size_t(1) << 16) * 3 + 123;  // several chunks
+  std::vector<Fr> z(n_z);
+  for (std::size_t i = 0; i < n_z; ++i)
+    z[i] = i % 4 == 0 ? Fr::zero() : i % 4 == 1 ? Fr::one() : Fr::random(rng());
+  zk::G2Bases<E> bases;
+  std::uniform_int_distribution<std::uint32_t> pick(0, n_z - 1);
+  for (std::size_t k = 0; k < n_wires; ++k) bases.wires.push_back(pick(rng()));
+  std::vector<Fr> out(n_wires);
+  const std::size_t tail = zk::compact_g2_scalars<E>(bases, z, out);
+  std::size_t want = 0;
+  for (std::size_t k = 0; k < n_wires; ++k) {
+    ASSERT_EQ(out[k], z[bases.wires[k]]) << k;
+    want += bases.wires[k] % 4 >= 2 && !z[bases.wires[k]].is_zero() && !z[bases.wires[k]].is_one();
+  }
+  EXPECT_EQ(tail, want);
+  EXPECT_GT(tail, n_wires / 3);
+
+  bases.wires[n_wires - 7] = n_z;  // one past the end, in the last chunk
+  try {
+    zk::compact_g2_scalars<E>(bases, z, out);
+    ADD_FAILURE() << "a wire past the assignment was accepted";
+  } catch (const splitprove::Error& e) {
+    EXPECT_NE(std::string(e.what()).find(fmt::format("wire {} is past the assignment's {} values",
+                                                     n_z, n_z)),
+              std::string::npos)
+        << e.what();
+  }
+  std::vector<Fr> short_out(n_wires - 1);
+  EXPECT_THROW(zk::compact_g2_scalars<E>(bases, z, short_out), splitprove::Error);
 }

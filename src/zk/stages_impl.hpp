@@ -135,31 +135,24 @@ std::size_t compact_g2_scalars(const G2Bases<E>& bases, std::span<const typename
   if (out.size() != bases.size())
     throw Error(
         fmt::format("compact_g2_scalars: {} slots for {} B-dense wires", out.size(), bases.size()));
-  // A gather over the cores (tens of millions of wires at Filecoin size: serial, it took a
-  // quarter of a partition's synthesis stage), counting the tail on the way.
+  // A gather over the cores (tens of millions of wires at Filecoin size), counting the tail on
+  // the way. A wire past z throws from its chunk; parallel_for rethrows it.
   std::atomic<std::size_t> tail{0};
-  std::atomic<std::size_t> bad{SIZE_MAX};  // the first wire past z, if any
   util::parallel_for(
       bases.size(),
       [&](std::size_t lo, std::size_t hi) {
         std::size_t t = 0;
         for (std::size_t k = lo; k < hi; ++k) {
           const std::uint32_t w = bases.wires[k];
-          if (w >= z.size()) {
-            std::size_t cur = bad.load();
-            while (k < cur && !bad.compare_exchange_weak(cur, k)) {
-            }
-            return;
-          }
+          if (w >= z.size())
+            throw Error(fmt::format("compact_g2_scalars: wire {} is past the assignment's {} values",
+                                    w, z.size()));
           out[k] = z[w];
           t += !out[k].is_zero() && !out[k].is_one();
         }
         tail += t;
       },
       std::size_t(1) << 16);
-  if (const std::size_t k = bad.load(); k != SIZE_MAX)
-    throw Error(fmt::format("compact_g2_scalars: wire {} is past the assignment's {} values",
-                            bases.wires[k], z.size()));
   return tail.load();
 }
 
