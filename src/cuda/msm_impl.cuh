@@ -491,6 +491,25 @@ T* carve(DeviceBlock& b, size_t& off, size_t count) {
 }
 inline size_t carve_size(size_t count, size_t elem) { return (count * elem + 255) / 256 * 256; }
 
+// The space of one cub radix sort of n uint32 pairs: keys and values, each with the array the sort
+// may write into, and the sort's scratch of tmp bytes (carve_sort_size bytes in all).
+struct SortSpace {
+  uint32_t *k0, *k1, *v0, *v1;
+  void* tmp;
+};
+inline size_t carve_sort_size(size_t n, size_t tmp) {
+  return 4 * carve_size(n, 4) + carve_size(tmp, 1);
+}
+inline SortSpace carve_sort(DeviceBlock& b, size_t& off, size_t n, size_t tmp) {
+  SortSpace s;
+  s.k0 = carve<uint32_t>(b, off, n);
+  s.k1 = carve<uint32_t>(b, off, n);
+  s.v0 = carve<uint32_t>(b, off, n);
+  s.v1 = carve<uint32_t>(b, off, n);
+  s.tmp = carve<char>(b, off, tmp);
+  return s;
+}
+
 // Events marking the phases of one call (destroyed with it).
 struct PhaseEvents {
   static constexpr int kCount = 6;
@@ -667,22 +686,19 @@ class MsmCall {
     SPLITPROVE_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, off_tmp, (uint32_t*)nullptr,
                                                         (uint32_t*)nullptr, int(max_runs_), s_));
     const size_t tmp_bytes = std::max({sort_tmp, rle_tmp, off_tmp});
-    const size_t dig_bytes = 4 * carve_size(items_, 4) + carve_size(tmp_bytes, 1) +
-                             3 * carve_size(max_runs_, 4) + carve_size(1, 4);
+    const size_t dig_bytes =
+        carve_sort_size(items_, tmp_bytes) + 3 * carve_size(max_runs_, 4) + carve_size(1, 4);
     dig_ = pool_.allocate(dig_bytes, mem::Tag::gpu);
     size_t off = 0;
-    uint32_t* k0 = carve<uint32_t>(dig_, off, items_);
-    uint32_t* k1 = carve<uint32_t>(dig_, off, items_);
-    uint32_t* v0 = carve<uint32_t>(dig_, off, items_);
-    uint32_t* v1 = carve<uint32_t>(dig_, off, items_);
-    void* t2 = carve<char>(dig_, off, tmp_bytes);
+    const SortSpace ss = carve_sort(dig_, off, items_, tmp_bytes);
+    void* t2 = ss.tmp;
     uniq_ = carve<uint32_t>(dig_, off, max_runs_);
     cnt_ = carve<uint32_t>(dig_, off, max_runs_);
     offs_ = carve<uint32_t>(dig_, off, max_runs_);
     nruns_ = carve<uint32_t>(dig_, off, 1);
-    digits_kernel<<<grid_for(m_, 256), 256, 0, s_>>>(sc_, mont_, tail_, m_, c_, W_, k0, v0);
+    digits_kernel<<<grid_for(m_, 256), 256, 0, s_>>>(sc_, mont_, tail_, m_, c_, W_, ss.k0, ss.v0);
     SPLITPROVE_CUDA_CHECK_LAUNCH();
-    cub::DoubleBuffer<uint32_t> keys(k0, k1), vals(v0, v1);
+    cub::DoubleBuffer<uint32_t> keys(ss.k0, ss.k1), vals(ss.v0, ss.v1);
     SPLITPROVE_CUDA_CHECK(
         cub::DeviceRadixSort::SortPairs(t2, sort_tmp, keys, vals, int(items_), 0, key_bits, s_));
     vals_ = vals.Current();
@@ -776,13 +792,11 @@ class MsmCall {
     SPLITPROVE_CUDA_CHECK(cub::DeviceRadixSort::SortPairsDescending(
         nullptr, ord_tmp, (const uint32_t*)nullptr, (uint32_t*)nullptr, (const uint32_t*)nullptr,
         (uint32_t*)nullptr, int(q), 0, len_bits, s_));
-    ord_ = pool_.allocate(4 * carve_size(q, 4) + carve_size(ord_tmp, 1), mem::Tag::gpu);
+    ord_ = pool_.allocate(carve_sort_size(q, ord_tmp), mem::Tag::gpu);
     size_t ooff = 0;
-    uint32_t* lk = carve<uint32_t>(ord_, ooff, q);
-    uint32_t* lk_sorted = carve<uint32_t>(ord_, ooff, q);
-    uint32_t* li = carve<uint32_t>(ord_, ooff, q);
-    uint32_t* li_sorted = carve<uint32_t>(ord_, ooff, q);
-    void* otmp = carve<char>(ord_, ooff, ord_tmp);
+    const SortSpace ss = carve_sort(ord_, ooff, q, ord_tmp);
+    uint32_t *lk = ss.k0, *lk_sorted = ss.k1, *li = ss.v0, *li_sorted = ss.v1;
+    void* otmp = ss.tmp;
     run_len_keys_kernel<<<grid_for(max_runs_, 256), 256, 0, s_>>>(uniq_, cnt_, nruns_, cap_,
                                                                   max_runs_, lk, li);
     SPLITPROVE_CUDA_CHECK_LAUNCH();
