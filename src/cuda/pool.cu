@@ -1,5 +1,6 @@
 // Device pool behind cuda/pool.hpp.
 #include <algorithm>
+#include <cstdlib>
 #include <string>
 
 #include "cuda/pool.hpp"
@@ -17,7 +18,21 @@ void DeviceBlock::reset() noexcept {
   res_.reset();
 }
 
-DevicePool::DevicePool(mem::MemoryBudget& budget, int device) : budget_(budget), device_(device) {}
+namespace {
+bool env_is_1(const char* name) {
+  const char* s = std::getenv(name);
+  return s && std::string(s) == "1";
+}
+}  // namespace
+
+CachePolicy cache_policy_from_env() {
+  static const CachePolicy p =
+      env_is_1("SPLITPROVE_POOL_NEAR_FIT") ? CachePolicy::near_fit : CachePolicy::exact;
+  return p;
+}
+
+DevicePool::DevicePool(mem::MemoryBudget& budget, int device, CachePolicy policy)
+    : budget_(budget), device_(device), policy_(policy) {}
 
 DevicePool::~DevicePool() { trim(); }
 
@@ -26,24 +41,26 @@ DeviceBlock DevicePool::allocate(size_t bytes, mem::Tag tag) {
   DeviceBlock b;
   {
     std::lock_guard lk(mu_);
-    auto it = cache_.find(cls);
-    if (it != cache_.end()) {
+    // The smallest cached block that holds the request, if the policy lets it serve.
+    const size_t slack = policy_ == CachePolicy::near_fit ? cls / 4 : 0;
+    auto it = cache_.lower_bound(cls);
+    if (it != cache_.end() && it->first - cls <= slack) {
       b.pool_ = this;
       b.ptr_ = it->second.ptr;
-      b.bytes_ = cls;
+      b.bytes_ = it->first;
       b.res_ = std::move(it->second.res);
       b.res_.retag(tag);
       cache_.erase(it);
-      cached_bytes_ -= cls;
+      cached_bytes_ -= b.bytes_;
       return b;
     }
   }
-  // Reserve first (DESIGN §1.2): cached blocks of other classes go before anyone waits.
+  // Reserve first (DESIGN §1.2): cached blocks go before anyone waits (all of them, or the
+  // largest first and only as many as it takes).
   auto got = budget_.try_reserve(cls, tag);
-  if (!got) {
-    trim();
-    got = budget_.reserve(cls, tag);
-  }
+  if (!got && policy_ == CachePolicy::exact) trim();
+  while (!got && trim_largest()) got = budget_.try_reserve(cls, tag);
+  if (!got) got = budget_.reserve(cls, tag);
   SPLITPROVE_CUDA_CHECK(cudaSetDevice(device_));
   void* p = nullptr;
   cudaError_t e = cudaMalloc(&p, cls);
@@ -87,6 +104,22 @@ void DevicePool::trim() {
   }
 }
 
+bool DevicePool::trim_largest() {
+  Cached c{};
+  {
+    std::lock_guard lk(mu_);
+    if (cache_.empty()) return false;
+    auto it = std::prev(cache_.end());
+    cached_bytes_ -= it->first;
+    c = std::move(it->second);
+    cache_.erase(it);
+  }
+  cudaSetDevice(device_);
+  cudaFree(c.ptr);  // the memory is gone before its bytes go back to the budget
+  c.res.reset();
+  return true;
+}
+
 size_t DevicePool::cached_bytes() const {
   std::lock_guard lk(mu_);
   return cached_bytes_;
@@ -96,15 +129,29 @@ size_t DevicePool::mallocs() const {
   return mallocs_;
 }
 
-GpuStream::GpuStream() {
+GpuStream::Priority GpuStream::gpu_stage_priority() {
+  static const Priority p =
+      env_is_1("SPLITPROVE_STREAM_PRIORITY") ? Priority::high : Priority::normal;
+  return p;
+}
+GpuStream::GpuStream(Priority p) {
+  int least = 0, greatest = 0;
+  if (p == Priority::high)
+    SPLITPROVE_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
   cudaStream_t s = nullptr;
-  SPLITPROVE_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  SPLITPROVE_CUDA_CHECK(cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking,
+                                                     p == Priority::high ? greatest : least));
   s_ = s;
 }
 GpuStream::~GpuStream() {
   if (s_) cudaStreamDestroy(s_);
 }
 void GpuStream::sync() const { SPLITPROVE_CUDA_CHECK(cudaStreamSynchronize(s_)); }
+int GpuStream::priority() const {
+  int p = 0;
+  SPLITPROVE_CUDA_CHECK(cudaStreamGetPriority(s_, &p));
+  return p;
+}
 
 void copy_to_device(void* dst, const void* src, size_t bytes, CUstream_st* stream) {
   if (!bytes) return;

@@ -8,9 +8,9 @@
 //     Destroying the block does not free the memory: it goes back to the pool's cache (keeping its
 //     reservation, now tagged `scratch`), so the next partition's buffers of the same size class
 //     cost no cudaMalloc. Blocks must die before their pool.
-//   * The cache is trimmed (cudaFree, reservation released) when an allocation does not fit the
-//     budget otherwise, and by trim(); the pool's destructor frees everything.
-//   * Sizes are rounded up to 2 MiB (a size class): a cached block is reused only for its class.
+//   * Sizes are rounded up to 2 MiB (a size class). The cache is trimmed (cudaFree, reservation
+//     released) when an allocation does not fit the budget otherwise, and by trim(); the pool's
+//     destructor frees everything. How blocks are reused and trimmed is the pool's CachePolicy.
 //
 // Errors: a request larger than the budget's capacity throws mem::BudgetError; cudaMalloc
 // failures throw splitprove::Error naming the call and the size. CUDA-free header.
@@ -69,17 +69,29 @@ class DeviceBlock {
   mem::Reservation res_;
 };
 
+// exact: a cached block serves only its own size class, and an allocation the budget cannot take
+// frees the whole cache first. near_fit: a cached block also serves a request up to a quarter
+// smaller (data-sized scratch, an MSM's tail or big runs, differs a little from call to call, and
+// an exact cache then misses and allocates beside the stale blocks), and a short budget frees
+// cached blocks largest first, only as many as it takes (every cudaFree waits for the whole
+// device, a G2 MSM running beside included). exact is the default until near_fit has been
+// measured against it on a GPU; SPLITPROVE_POOL_NEAR_FIT=1 in the environment picks near_fit.
+enum class CachePolicy { exact, near_fit };
+CachePolicy cache_policy_from_env();
+
 class DevicePool {
  public:
   // `budget` counts this GPU's bytes; it must outlive the pool. `device`: the CUDA device index.
-  explicit DevicePool(mem::MemoryBudget& budget, int device = 0);
+  explicit DevicePool(mem::MemoryBudget& budget, int device = 0,
+                      CachePolicy policy = cache_policy_from_env());
   ~DevicePool();
   DevicePool(const DevicePool&) = delete;
   DevicePool& operator=(const DevicePool&) = delete;
 
   // A block of at least `bytes` bytes (rounded up to the 2 MiB class), booked under `tag`.
-  // Reuses a cached block of the same class; else reserves (trimming the cache first if the
-  // budget is short, then waiting for the budget) and allocates.
+  // Reuses a cached block the policy allows (bytes() says its size); else reserves (trimming the
+  // cache as the policy says while the budget is short, then waiting for the budget) and
+  // allocates.
   DeviceBlock allocate(size_t bytes, mem::Tag tag = mem::Tag::gpu);
   // Frees every cached (unused) block and returns its bytes to the budget.
   void trim();
@@ -95,6 +107,7 @@ class DevicePool {
  private:
   friend class DeviceBlock;
   void give_back(void* ptr, size_t bytes, mem::Reservation&& res) noexcept;
+  bool trim_largest();  // frees the largest cached block; false when none is cached
 
   struct Cached {
     void* ptr;
@@ -102,6 +115,7 @@ class DevicePool {
   };
   mem::MemoryBudget& budget_;
   const int device_;
+  const CachePolicy policy_;
   mutable std::mutex mu_;
   std::multimap<size_t, Cached> cache_;  // size class -> free blocks
   size_t cached_bytes_ = 0;
@@ -109,14 +123,23 @@ class DevicePool {
 };
 
 // A non-blocking CUDA stream on the current device, destroyed with its owner (CUDA-free handle).
+// Priority::high: the device's greatest stream priority, so that when the block scheduler has a
+// choice its kernels' blocks go first. gpu_stage_priority() is what the GPU stage's streams get:
+// high, a G2 MSM running beside a partition's H step and MSMs then fills the SMs they leave instead
+// of holding them while the stage that bounds the pipeline waits. It is normal (every stream
+// alike) until that has been measured on a GPU; SPLITPROVE_STREAM_PRIORITY=1 in the environment
+// makes it high.
 class GpuStream {
  public:
-  GpuStream();
+  enum class Priority { normal, high };
+  explicit GpuStream(Priority p = Priority::normal);
+  static Priority gpu_stage_priority();
   ~GpuStream();
   GpuStream(const GpuStream&) = delete;
   GpuStream& operator=(const GpuStream&) = delete;
   CUstream_st* get() const { return s_; }
   void sync() const;
+  int priority() const;  // as CUDA counts it: lower is more urgent
 
  private:
   CUstream_st* s_ = nullptr;

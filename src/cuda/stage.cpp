@@ -311,8 +311,9 @@ class CudaGpuStage final : public pipeline::GpuStage<E> {
     g_->enter();
     const auto rk = g_->resident(key, false);
     const auto ntt = g_->template ntt<E>(unsigned(std::countr_zero(n)));
-    // st: the copies of a, b, c and every kernel; zst: z's copy, made while the H step runs.
-    GpuStream st, zst;
+    // st: the copies of a, b, c and every kernel; zst: z's copy, made while the H step runs. Their
+    // priority: GpuStream::gpu_stage_priority().
+    GpuStream st(GpuStream::gpu_stage_priority()), zst(GpuStream::gpu_stage_priority());
     DeviceBlock dz;
     const SyncAtExit z_copy(zst);  // z's copy ends before dz and z can die, however the call ends
     zk::G1Results<E> out;

@@ -308,6 +308,14 @@ TYPED_TEST(GpuMsmG1, CanonicalScalarsAndRejectsUnreduced) {
   EXPECT_THROW(msm<C>(test_pool(), db, d.get(), 10, ScalarForm::canonical, bad), Error);
 }
 
+// A high-priority stream is more urgent than a normal one (GpuStream::Priority).
+TEST(GpuPool, HighPriorityStreamsComeFirst) {
+  SPLITPROVE_REQUIRE_GPU();
+  const GpuStream normal, high(GpuStream::Priority::high);
+  EXPECT_EQ(normal.priority(), 0);
+  EXPECT_LT(high.priority(), normal.priority()) << "the device offers no stream priorities";
+}
+
 TEST(GpuPool, BooksDeviceBytesAndReusesBlocks) {
   SPLITPROVE_REQUIRE_GPU();
   mem::MemoryBudget budget(uint64_t(64) << 20, "gpu-test");
@@ -327,6 +335,57 @@ TEST(GpuPool, BooksDeviceBytesAndReusesBlocks) {
     DeviceBlock c = pool.allocate(size_t(62) << 20);
     EXPECT_EQ(pool.cached_bytes(), 0u);
     EXPECT_EQ(budget.books().used, uint64_t(62) << 20);
+  }
+  EXPECT_EQ(budget.books().used, 0u);
+}
+
+// Data-sized scratch differs a little from call to call: a cached block up to a quarter larger
+// serves the request; a short budget frees cached blocks largest first, only as many as needed.
+TEST(GpuPool, ReusesANearFitAndTrimsOnlyWhatItNeeds) {
+  SPLITPROVE_REQUIRE_GPU();
+  mem::MemoryBudget budget(uint64_t(64) << 20, "gpu-test");
+  {
+    DevicePool pool(budget, 0, CachePolicy::near_fit);
+    { DeviceBlock a = pool.allocate(size_t(10) << 20); }
+    {
+      DeviceBlock b = pool.allocate(size_t(8) << 20);  // 10 MiB is a quarter above 8: reused
+      EXPECT_EQ(b.bytes(), size_t(10) << 20);
+      EXPECT_EQ(pool.mallocs(), 1u);
+      EXPECT_EQ(budget.books()[mem::Tag::gpu].bytes, uint64_t(10) << 20);
+      EXPECT_EQ(pool.cached_bytes(), 0u);
+    }
+    {
+      DeviceBlock c = pool.allocate(size_t(6) << 20);  // 10 MiB is too large for 6: a new block
+      EXPECT_EQ(c.bytes(), size_t(6) << 20);
+      EXPECT_EQ(pool.mallocs(), 2u);
+    }
+    { DeviceBlock d = pool.allocate(size_t(4) << 20); }  // 6 MiB is too large for 4
+    EXPECT_EQ(pool.mallocs(), 3u);
+    EXPECT_EQ(pool.cached_bytes(), size_t(20) << 20);
+    // 50 MiB needs 6 of the 20 cached: the 10 MiB block goes, the 6 and 4 MiB ones stay.
+    DeviceBlock e = pool.allocate(size_t(50) << 20);
+    EXPECT_EQ(pool.cached_bytes(), size_t(10) << 20);
+    EXPECT_EQ(budget.books().used, uint64_t(60) << 20);
+  }
+  EXPECT_EQ(budget.books().used, 0u);
+}
+
+// The exact policy: a cached block serves only its own class, and a short budget frees the whole
+// cache.
+TEST(GpuPool, ExactPolicyReusesOneClassAndTrimsEverything) {
+  SPLITPROVE_REQUIRE_GPU();
+  mem::MemoryBudget budget(uint64_t(64) << 20, "gpu-test");
+  {
+    DevicePool pool(budget, 0, CachePolicy::exact);
+    { DeviceBlock a = pool.allocate(size_t(10) << 20); }
+    { DeviceBlock b = pool.allocate(size_t(8) << 20); }  // 10 MiB is not its class: a new block
+    EXPECT_EQ(pool.mallocs(), 2u);
+    EXPECT_EQ(pool.cached_bytes(), size_t(18) << 20);
+    { DeviceBlock c = pool.allocate(size_t(8) << 20); }  // its class is cached now
+    EXPECT_EQ(pool.mallocs(), 2u);
+    DeviceBlock d = pool.allocate(size_t(50) << 20);  // 18 + 50 > 64: the whole cache goes
+    EXPECT_EQ(pool.cached_bytes(), 0u);
+    EXPECT_EQ(budget.books().used, uint64_t(50) << 20);
   }
   EXPECT_EQ(budget.books().used, 0u);
 }
