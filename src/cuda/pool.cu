@@ -1,11 +1,11 @@
 // Device pool behind cuda/pool.hpp.
 #include <algorithm>
-#include <cstdlib>
 #include <string>
 
 #include "cuda/pool.hpp"
 #include "cuda/runtime.cuh"
 #include "splitprove/error.hpp"
+#include "util/env.hpp"
 #include "util/parallel.hpp"
 
 namespace splitprove::cuda {
@@ -18,16 +18,9 @@ void DeviceBlock::reset() noexcept {
   res_.reset();
 }
 
-namespace {
-bool env_is_1(const char* name) {
-  const char* s = std::getenv(name);
-  return s && std::string(s) == "1";
-}
-}  // namespace
-
 CachePolicy cache_policy_from_env() {
   static const CachePolicy p =
-      env_is_1("SPLITPROVE_POOL_NEAR_FIT") ? CachePolicy::near_fit : CachePolicy::exact;
+      util::env_flag("SPLITPROVE_POOL_NEAR_FIT") ? CachePolicy::near_fit : CachePolicy::exact;
   return p;
 }
 
@@ -131,7 +124,7 @@ size_t DevicePool::mallocs() const {
 
 GpuStream::Priority GpuStream::gpu_stage_priority() {
   static const Priority p =
-      env_is_1("SPLITPROVE_STREAM_PRIORITY") ? Priority::high : Priority::normal;
+      util::env_flag("SPLITPROVE_STREAM_PRIORITY") ? Priority::high : Priority::normal;
   return p;
 }
 GpuStream::GpuStream(Priority p) {

@@ -16,6 +16,8 @@
 #include <unistd.h>
 #endif
 
+#include "util/env.hpp"
+
 namespace splitprove::util {
 namespace {
 
@@ -98,10 +100,7 @@ size_t configured_threads() {
 
 // SPLITPROVE_POOL_FIFO=1: every chunk at rank 0, i.e. submission order (for A/B measurements).
 bool ranks_ignored() {
-  static const bool fifo = [] {
-    const char* s = std::getenv("SPLITPROVE_POOL_FIFO");
-    return s && *s && *s != '0';
-  }();
+  static const bool fifo = env_flag("SPLITPROVE_POOL_FIFO");
   return fifo;
 }
 
