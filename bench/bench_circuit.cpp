@@ -1,16 +1,16 @@
 // Native-circuit synthesis rate: the PoRep-shaped circuit (circuit/porep.hpp) of 2^k rows.
 //   bench_circuit --benchmark_repetitions=3 --benchmark_report_aggregates_only=true
 // Cases, each per partition (a different partition every iteration):
-//   synthesize/k/check  NativeSource::synthesize: witness generation + a, b (CSR SpMV) + c = a·b,
-//                       and with check = 1 also C·z compared with c (the default source setting)
+//   synthesize/k/check  NativeSource::synthesize: witness generation + a, b (CSR SpMV), and with
+//                       check = 1 also C·z compared with a·b (the default source setting)
 //   witness/k           only the witness generation into z (the circuit in synthesis mode)
-//   spmv/k              only ConstraintSystem::evaluate (a, b, c from z)
-//   zkey_ab/k           the peer: the same a, b (and c = a·b) from a .zkey-style coefficient list
-//                       (zk::evaluate_abc, what the prover does for circom inputs)
+//   spmv/k              only ConstraintSystem::evaluate (a, b from z)
+//   zkey_ab/k           the peer: the same a, b from a .zkey-style coefficient list
+//                       (zk::evaluate_ab, what the prover does for circom inputs)
 // Time = wall clock; CPU = process CPU time of all threads (on this shared machine CPU/threads
 // estimates the idle-machine wall time). Counters: rows/s (= domain size per second), constraints/s, the fraction of z that is 0 or 1,
 // and the matrix entries. Recording (once per circuit) happens before timing; its time is
-// reported as the counter record_s. Peak memory at 2^20: z, a, b, c (4 × 32 MiB), the CSR
+// reported as the counter record_s. Peak memory at 2^20: z, a, b (3 × 32 MiB), the CSR
 // matrices (~8 bytes per entry) and, for zkey_ab, the coefficient list (48 bytes per A/B entry).
 #include <benchmark/benchmark.h>
 
@@ -70,11 +70,11 @@ void synthesize(benchmark::State& state) {
   const auto& f = fixture(unsigned(state.range(0)));
   auto src = circuit::porep_source<Fr>(f.params, f.cs, state.range(1) != 0);
   const auto shape = src->shape();
-  std::vector<Fr> z(shape.n_vars), a(shape.domain_size), b(shape.domain_size), c(shape.domain_size);
+  std::vector<Fr> z(shape.n_vars), a(shape.domain_size), b(shape.domain_size);
   size_t part = 0;
   for (auto _ : state) {
-    src->synthesize(part++, z, a, b, c, std::stop_token{});
-    benchmark::DoNotOptimize(c.data());
+    src->synthesize(part++, z, a, b, std::stop_token{});
+    benchmark::DoNotOptimize(b.data());
   }
   counters(state, f);
 }
@@ -106,10 +106,10 @@ void spmv(benchmark::State& state) {
   const auto& f = fixture(unsigned(state.range(0)));
   const auto z = some_z(f);
   const size_t n = f.cs->domain_size();
-  std::vector<Fr> a(n), b(n), c(n);
+  std::vector<Fr> a(n), b(n);
   for (auto _ : state) {
-    f.cs->evaluate(z, a, b, c);
-    benchmark::DoNotOptimize(c.data());
+    f.cs->evaluate(z, a, b);
+    benchmark::DoNotOptimize(b.data());
   }
   counters(state, f);
 }
@@ -119,7 +119,7 @@ void zkey_ab(benchmark::State& state) {
   const auto& cs = *f.cs;
   const auto z = some_z(f);
   // The coefficient list a .zkey of this circuit holds (dev_setup's order): per constraint its A
-  // then its B entries, then the public-binding rows. Only `coeffs` is read by evaluate_abc.
+  // then its B entries, then the public-binding rows. Only `coeffs` is read by evaluate_ab.
   zk::ProvingKey<E> pk;
   pk.n_vars = cs.n_vars();
   pk.n_public = cs.n_public;
@@ -134,12 +134,12 @@ void zkey_ab(benchmark::State& state) {
     coeffs.push_back({zk::Matrix::kA, cs.n_constraints + j, j, Fr::one()});
   pk.coeffs = std::move(coeffs);
   const size_t n = cs.domain_size();
-  std::vector<Fr> a(n), b(n), c(n);
+  std::vector<Fr> a(n), b(n);
   for (auto _ : state) {
     std::fill(a.begin(), a.end(), Fr::zero());
     std::fill(b.begin(), b.end(), Fr::zero());
-    zk::evaluate_abc<E>(pk, z, a, b, c);  // a, b from the list, then c = a·b
-    benchmark::DoNotOptimize(c.data());
+    zk::evaluate_ab<E>(pk, z, a, b);
+    benchmark::DoNotOptimize(b.data());
   }
   counters(state, f);
 }

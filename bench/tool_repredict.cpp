@@ -65,7 +65,9 @@ int main(int argc, char** argv) {
     auto& pb = c.partition;
     if (j.contains("partition_bytes")) {
       pb.z = j["partition_bytes"]["z"];
-      pb.abc = j["partition_bytes"]["abc"];
+      // "ab" (a and b, the host holds no c), "abc" in runs made before c left the host.
+      const auto& parts = j["partition_bytes"];
+      pb.abc = parts.contains("ab") ? parts["ab"] : parts["abc"];
       pb.g2_input = j["partition_bytes"]["g2_input"];
       pb.result = j["partition_bytes"]["result"];
     } else {

@@ -41,13 +41,12 @@ PorepParams small_params() {
 }
 
 struct Buffers {
-  std::vector<Fr> z, a, b, c;
-  explicit Buffers(const Shape& s)
-      : z(s.n_vars), a(s.domain_size), b(s.domain_size), c(s.domain_size) {}
+  std::vector<Fr> z, a, b;
+  explicit Buffers(const Shape& s) : z(s.n_vars), a(s.domain_size), b(s.domain_size) {}
 };
 
 void run(const PartitionSource<Fr>& src, size_t partition, Buffers& buf, const std::stop_token& stop = {}) {
-  src.synthesize(partition, buf.z, buf.a, buf.b, buf.c, stop);
+  src.synthesize(partition, buf.z, buf.a, buf.b, stop);
 }
 
 }  // namespace
@@ -131,12 +130,16 @@ TEST(CircuitProve, PorepProvesAndVerifies) {
     Buffers buf(shape);
     run(*src, part, buf);
     // a, b from the key's coefficient list (the prover's own evaluation) equal the source's.
-    std::vector<Fr> a(shape.domain_size, Fr::zero()), b(shape.domain_size, Fr::zero()),
-        c(shape.domain_size, Fr::zero());
-    zk::evaluate_abc<E>(pk, buf.z, a, b, c);
+    std::vector<Fr> a(shape.domain_size, Fr::zero()), b(shape.domain_size, Fr::zero());
+    zk::evaluate_ab<E>(pk, buf.z, a, b);
     EXPECT_EQ(a, buf.a);
     EXPECT_EQ(b, buf.b);
-    for (size_t i = 0; i < shape.domain_size; ++i) ASSERT_EQ(buf.c[i], a[i] * b[i]) << i;
+    // c = a∘b is the C row applied to z on every row (the host never holds c): the constraint
+    // rows, the public-binding rows and the padding.
+    for (size_t i = 0; i < shape.domain_size; ++i) {
+      const Fr cz = i < cs->n_constraints ? cs->dot(cs->c, i, buf.z) : Fr::zero();
+      ASSERT_EQ(cz, a[i] * b[i]) << i;
+    }
     // B density: exactly the wires with a B coefficient in the key.
     std::vector<bool> bd(shape.n_vars, false), ad(shape.n_vars, false);
     for (size_t k = 0; k < pk.coeffs.size(); ++k) {
@@ -202,7 +205,7 @@ TEST(CircuitProve, TamperedWitnessIsNamed) {
     // Without the check the source fills the buffers and the proof would fail instead.
     NativeSource<Fr> unchecked(cs, gen, {false, 0});
     EXPECT_NO_THROW(run(unchecked, 5, buf));
-    EXPECT_TRUE(cs->first_unsatisfied(buf.z, buf.c).has_value());
+    EXPECT_TRUE(cs->first_unsatisfied(buf.z, buf.a, buf.b).has_value());
   }
   // A wrong Merkle root (the public input) fails challenge 0's root constraint.
   auto wrong_root = [&](Synthesizer<Fr>& syn, size_t part) {
@@ -235,7 +238,7 @@ TEST(CircuitProve, TamperedWitnessIsNamed) {
   }
   // Wrongly sized buffers are an error, not a crash.
   std::vector<Fr> small(3);
-  EXPECT_THROW(src.synthesize(0, small, buf.a, buf.b, buf.c, {}), Error);
+  EXPECT_THROW(src.synthesize(0, small, buf.a, buf.b, {}), Error);
 }
 
 TEST(CircuitProve, ConcurrentPartitionsMatchSequential) {
@@ -258,7 +261,6 @@ TEST(CircuitProve, ConcurrentPartitionsMatchSequential) {
     EXPECT_EQ(seq[i].z, par[i].z) << i;
     EXPECT_EQ(seq[i].a, par[i].a) << i;
     EXPECT_EQ(seq[i].b, par[i].b) << i;
-    EXPECT_EQ(seq[i].c, par[i].c) << i;
   }
   // A stop request returns early without an error.
   std::stop_source stop;

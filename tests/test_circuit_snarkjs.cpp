@@ -49,8 +49,8 @@ TEST(CircuitSnarkjs, ReadsOurR1csAndChecksOurWitness) {
   const auto& cs = src->constraint_system();
   write(dir + "/porep.r1cs", io::encode_r1cs<E>(circuit::to_r1cs<E>(cs)));
   const auto s = src->shape();
-  std::vector<Fr> z(s.n_vars), a(s.domain_size), b(s.domain_size), c(s.domain_size);
-  src->synthesize(2, z, a, b, c, {});
+  std::vector<Fr> z(s.n_vars), a(s.domain_size), b(s.domain_size);
+  src->synthesize(2, z, a, b, {});
   write(dir + "/good.wtns", io::encode_wtns<E>(z));
   auto bad = z;
   bad[bad.size() / 2] += Fr::one();

@@ -64,10 +64,10 @@ class TestGpu final : public pipeline::GpuStageAround<E> {
       : GpuStageAround(pipeline::cpu_gpu_stage<E>()), delay_(delay), poison_(poison) {}
   std::string name() const override { return "test"; }
   zk::G1Results<E> run(const pipeline::Key<E>& key, mem::Buffer<Fr> z, mem::Buffer<Fr> a,
-                       mem::Buffer<Fr> b, mem::Buffer<Fr> c) override {
+                       mem::Buffer<Fr> b) override {
     if (&key == poison_) throw DeviceFault("this key breaks the device");
     std::this_thread::sleep_for(delay_);
-    return GpuStageAround::run(key, std::move(z), std::move(a), std::move(b), std::move(c));
+    return GpuStageAround::run(key, std::move(z), std::move(a), std::move(b));
   }
 
  private:
@@ -146,7 +146,7 @@ TEST(PipelineDevices, OptionsAreChecked) {
   EXPECT_EQ(cfg.worker_scratch(), cfg.synthesis_workers * cfg.synth_scratch + 6 * 10 +
                                       cfg.g2_workers * cfg.g2_worker_scratch());
   pipeline::PartitionCost cost;
-  cost.abc = 3 << 20;
+  cost.ab = 2 << 20;
   EXPECT_EQ(cfg.model_config(cost, 1, 1).gpu_workers, 6u);
 
   // Several devices: the G2 backlog holds a slot per GPU worker (each takes one before its

@@ -55,12 +55,12 @@ TEST(PipelineNative, PorepPartitionsProveAndVerify) {
   auto rb = engine.wait(b);
   expect_valid_proofs<E>(ra, *nv.key, 4);
   expect_valid_proofs<E>(rb, *nv.key, 3);
-  // The source timed each of its partitions' phases (witness, a, b, c, check): 4 partitions,
+  // The source timed each of its partitions' phases (witness, a and b, check): 4 partitions,
   // every phase took time.
   const auto ph = src_a->phases();
   EXPECT_EQ(ph.partitions, 4u);
   EXPECT_GT(ph.witness_s, 0.0);
-  EXPECT_GT(ph.abc_s, 0.0);
+  EXPECT_GT(ph.ab_s, 0.0);
   EXPECT_GT(ph.check_s, 0.0);
   // Different data seeds give different statements (the Merkle roots differ).
   EXPECT_NE(ra.publics[0], rb.publics[0]);
@@ -109,6 +109,40 @@ TEST(PipelineNative, BrokenConstraintFailsOnlyItsJob) {
   auto books = engine.budget().books();
   EXPECT_EQ(books[mem::Tag::scratch].bytes, cfg.worker_scratch());
   EXPECT_LE(books.peak, cfg.host_budget);
+}
+
+// The host keeps no c: the GPU stage forms c = a∘b, which is C·z only for a satisfying assignment.
+// A source that does not check (NativeSource::Options::check off) hands a broken assignment on; its
+// H then belongs to a C other than the key's, and the proof is refused at finalize. The other
+// partitions of the job and the other job are proved.
+TEST(PipelineNative, AnUncheckedBrokenAssignmentFailsVerification) {
+  const auto& nv = native();
+  const auto p = nv.params;
+  const auto shape = nv.cs->shape();
+  // A private wire the circuit does not force to 0 or 1 (a changed binary wire would be refused
+  // at synthesis by the G2 tail's bound instead).
+  std::size_t wire = shape.n_vars - 1;
+  while (wire > shape.n_public && nv.cs->binary[wire]) --wire;
+  ASSERT_GT(wire, shape.n_public);
+  const circuit::Variable v{std::uint32_t(wire - 1 - shape.n_public), circuit::Variable::kPrivate};
+  auto gen = [p, v](circuit::Synthesizer<Fr>& syn, std::size_t partition) {
+    circuit::porep_circuit(syn, p, circuit::porep_witness<Fr>(p, partition), partition);
+    if (partition == 1) syn.set(v, syn.value(v) + Fr::from_u64(5));
+  };
+  auto bad = std::make_shared<circuit::NativeSource<Fr>>(
+      nv.cs, gen, circuit::NativeSource<Fr>::Options{false, 0});
+  auto good = circuit::porep_source<Fr>(p, nv.cs);
+  pipeline::EngineConfig cfg;
+  cfg.synthesis_workers = 2;
+  pipeline::Engine<E> engine(cfg);
+  auto id_bad = engine.submit({bad, nv.key, 3});
+  auto id_good = engine.submit({good, nv.key, 2});
+  auto rb = engine.wait(id_bad);
+  EXPECT_FALSE(rb.ok);
+  EXPECT_NE(rb.error.find("partition 1"), std::string::npos) << rb.error;
+  EXPECT_NE(rb.error.find("does not verify"), std::string::npos) << rb.error;
+  expect_valid_proofs<E>(engine.wait(id_good), *nv.key, 2);
+  EXPECT_EQ(items_held(engine), 0u);
 }
 
 // The CPU G2 stage's scratch is sized for the B-dense wires the circuit does not force to 0 or 1

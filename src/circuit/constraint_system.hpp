@@ -159,12 +159,13 @@ class ConstraintSystem {
     return x * y;
   }
 
-  // a = A·z, b = B·z on every row < a.size() (constraint rows, public-binding rows, zeros) and
-  // c = a∘b. The spans are domain_size() long (Error otherwise). Multithreaded; checks `stop`
-  // between chunks.
-  void evaluate(std::span<const Fr> z, std::span<Fr> av, std::span<Fr> bv, std::span<Fr> cv,
+  // a = A·z, b = B·z on every row < a.size() (constraint rows, public-binding rows, zeros). The
+  // spans are domain_size() long (Error otherwise). There is no c: for a satisfying assignment
+  // c = a∘b on every row of the domain, so the GPU stage forms it where it is used. Multithreaded;
+  // checks `stop` between chunks.
+  void evaluate(std::span<const Fr> z, std::span<Fr> av, std::span<Fr> bv,
                 const std::stop_token& stop = {}) const {
-    check_sizes(z, av, bv, cv);
+    check_sizes(z, av, bv);
     const size_t n = av.size(), m = n_constraints;
     util::parallel_for(n, [&](size_t lo, size_t hi) {
       if (stop.stop_requested()) return;
@@ -172,25 +173,25 @@ class ConstraintSystem {
         if (i < m) {
           av[i] = dot(a, i, z);
           bv[i] = dot(b, i, z);
-          cv[i] = times(av[i], bv[i]);
         } else {
           av[i] = i <= m + n_public ? z[i - m] : Fr::zero();
           bv[i] = Fr::zero();
-          cv[i] = Fr::zero();
         }
       }
     }, 1024);
   }
 
-  // The first constraint row whose C·z differs from c (= a∘b as evaluate() left it).
-  std::optional<size_t> first_unsatisfied(std::span<const Fr> z, std::span<const Fr> cv) const {
-    if (z.size() != n_vars() || cv.size() < n_constraints)
-      throw Error(fmt::format("{}: a check of {} values of z and {} of c for {} variables and {} "
-                              "constraints", name, z.size(), cv.size(), n_vars(), n_constraints));
+  // The first constraint row whose C·z differs from a·b (a, b as evaluate() left them).
+  std::optional<size_t> first_unsatisfied(std::span<const Fr> z, std::span<const Fr> av,
+                                          std::span<const Fr> bv) const {
+    if (z.size() != n_vars() || av.size() < n_constraints || bv.size() < n_constraints)
+      throw Error(fmt::format("{}: a check of {} values of z and {}, {} of a, b for {} variables "
+                              "and {} constraints", name, z.size(), av.size(), bv.size(), n_vars(),
+                              n_constraints));
     std::atomic<size_t> first{std::numeric_limits<size_t>::max()};
     util::parallel_for(n_constraints, [&](size_t lo, size_t hi) {
       for (size_t i = lo; i < hi && i < first.load(std::memory_order_relaxed); ++i) {
-        if (!(dot(c, i, z) == cv[i])) {
+        if (!(dot(c, i, z) == times(av[i], bv[i]))) {
           size_t cur = first.load();
           while (i < cur && !first.compare_exchange_weak(cur, i)) {
           }
@@ -215,8 +216,9 @@ class ConstraintSystem {
 
   // Throws Error "<context>: porep/challenge 3/...: constraint 123 unsatisfied" when z does not
   // satisfy every constraint.
-  void check(std::span<const Fr> z, std::span<const Fr> cv, const std::string& context) const {
-    if (auto row = first_unsatisfied(z, cv)) throw unsatisfied(*row, context);
+  void check(std::span<const Fr> z, std::span<const Fr> av, std::span<const Fr> bv,
+             const std::string& context) const {
+    if (auto row = first_unsatisfied(z, av, bv)) throw unsatisfied(*row, context);
   }
   Error unsatisfied(size_t row, const std::string& context) const {
     return Error(fmt::format("{}{}{}: constraint {} unsatisfied", context,
@@ -269,12 +271,11 @@ class ConstraintSystem {
   }
 
  private:
-  void check_sizes(std::span<const Fr> z, std::span<Fr> av, std::span<Fr> bv,
-                   std::span<Fr> cv) const {
+  void check_sizes(std::span<const Fr> z, std::span<Fr> av, std::span<Fr> bv) const {
     const size_t n = domain_size();
-    if (z.size() != n_vars() || av.size() != n || bv.size() != n || cv.size() != n)
-      throw Error(fmt::format("{}: evaluate needs z of {} and a, b, c of {} values (got {}, {}, {}, {})",
-                              name, n_vars(), n, z.size(), av.size(), bv.size(), cv.size()));
+    if (z.size() != n_vars() || av.size() != n || bv.size() != n)
+      throw Error(fmt::format("{}: evaluate needs z of {} and a, b of {} values (got {}, {}, {})",
+                              name, n_vars(), n, z.size(), av.size(), bv.size()));
   }
 };
 

@@ -440,7 +440,7 @@ void add_engine_options(CLI::App* c, BenchArgs& a) {
                 "or auto (device from 2^20 up when the GPU and G2 stages run on a GPU)")
       ->capture_default_str();
   c->add_option("--policy", a.policy,
-                "splitprove, or held: the reference design's policy for comparison (z, a, b, c "
+                "splitprove, or held: the reference design's policy for comparison (z, a, b "
                 "live until the proof is finalized, unbounded G2 and finalize backlogs); run it "
                 "with --rss-cap")
       ->capture_default_str();

@@ -185,6 +185,12 @@ __global__ void ab_minus_c_kernel(DFr* a, const DFr* b, const DFr* c, uint32_t n
     (DFr::load(a + i) * DFr::load(b + i) - DFr::load(c + i)).store(a + i);
 }
 
+template <class DFr>
+__global__ void product_kernel(const DFr* a, const DFr* b, DFr* c, uint32_t n) {
+  for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+    (DFr::load(a + i) * DFr::load(b + i)).store(c + i);
+}
+
 // Passes bottom-up: (e_lo, r). The bottom pass takes the lowest min(k, kTileLog) stages (whole
 // contiguous tiles); the stages above are split evenly into passes of at most kMaxUpperStages.
 std::vector<std::pair<unsigned, unsigned>> pass_plan(unsigned k) {
@@ -207,6 +213,10 @@ DevField<HostFr>* dev(HostFr* p) {
   static_assert(sizeof(HostFr) == sizeof(DevField<HostFr>),
                 "host and device Fr share a layout");
   return reinterpret_cast<DevField<HostFr>*>(p);
+}
+template <class HostFr>
+const DevField<HostFr>* dev(const HostFr* p) {
+  return dev(const_cast<HostFr*>(p));
 }
 
 }  // namespace
@@ -364,6 +374,14 @@ void FrNttOf<HostFr>::to_odd_coset(HostFr* d, CUstream_st* stream) const {
   const Scale s{odd_tables_.as<DFr>(), odd_tables_.as<DFr>() + kScaleTable};
   run(d, true, poly::Order::NR, nullptr, &s, stream);  // coefficients·n^-1·shift^j, bit-reversed
   run(d, false, poly::Order::RN, nullptr, nullptr, stream);
+}
+
+template <class HostFr>
+void FrNttOf<HostFr>::product(const HostFr* a, const HostFr* b, HostFr* c,
+                              CUstream_st* stream) const {
+  product_kernel<<<grid_for(size(), 256), 256, 0, stream>>>(dev(a), dev(b), dev(c),
+                                                            uint32_t(size()));
+  SPLITPROVE_CUDA_CHECK_LAUNCH();
 }
 
 template <class HostFr>

@@ -51,6 +51,9 @@ class FrNttOf {
   // coset, b and c left holding their coset evaluations (inverse NR, scale, forward RN: no
   // bit-reversal pass). These are the scalars of the H MSM, written in place of a.
   void to_odd_coset(Fr* d, CUstream_st* stream = nullptr) const;
+  // c <- a∘b element-wise (n elements each): the GPU stage's c, which the host does not keep (for
+  // a satisfying assignment c = a∘b on every row of the domain).
+  void product(const Fr* a, const Fr* b, Fr* c, CUstream_st* stream = nullptr) const;
   void ab_minus_c_on_odd_coset(Fr* a, Fr* b, Fr* c, CUstream_st* stream = nullptr) const;
 
   // poly::h_coefficients on device data: the H step of keys with the monomial H basis

@@ -281,9 +281,9 @@ constexpr std::uint64_t kHostStaging = kUploadStagingBytes + (std::uint64_t(4) <
 // resident key and twiddles, the host-to-device copies, giving the host buffers back, the H step,
 // the H MSM and the three MSMs over z. z is copied while the H step and the H MSM run: "upload z"
 // is only what is left of its copy after them.
-enum class Phase : unsigned { key, upload_abc, free_host, h, h_msm, upload_z, z_msms, count };
+enum class Phase : unsigned { key, upload_ab, free_host, h, h_msm, upload_z, z_msms, count };
 constexpr std::array<const char*, std::size_t(Phase::count)> kPhaseNames = {
-    "key", "upload a,b,c", "free host", "H", "H MSM", "upload z", "A,B1,L MSMs"};
+    "key", "upload a,b", "free host", "H", "H MSM", "upload z", "A,B1,L MSMs"};
 using PhaseTotals = util::PhaseTotals<Phase>;
 using PhaseClock = util::PhaseClock<Phase>;
 
@@ -297,12 +297,12 @@ class CudaGpuStage final : public pipeline::GpuStage<E> {
   std::string name() const override { return "cuda"; }
 
   zk::G1Results<E> run(const pipeline::Key<E>& key, mem::Buffer<Fr> z, mem::Buffer<Fr> a,
-                       mem::Buffer<Fr> b, mem::Buffer<Fr> c) override {
+                       mem::Buffer<Fr> b) override {
     const auto& pk = *key.pk;
     const std::size_t n = pk.domain_size;
-    if (a.size() != n || b.size() != n || c.size() != n)
-      throw Error(fmt::format("cuda gpu stage: a, b, c have {}, {}, {} values, the domain {}",
-                              a.size(), b.size(), c.size(), n));
+    if (a.size() != n || b.size() != n)
+      throw Error(fmt::format("cuda gpu stage: a, b have {}, {} values, the domain {}", a.size(),
+                              b.size(), n));
     if (z.size() != pk.n_vars)
       throw Error(fmt::format("cuda gpu stage: the assignment has {} values, the key {} variables",
                               z.size(), pk.n_vars));
@@ -311,7 +311,7 @@ class CudaGpuStage final : public pipeline::GpuStage<E> {
     g_->enter();
     const auto rk = g_->resident(key, false);
     const auto ntt = g_->template ntt<E>(unsigned(std::countr_zero(n)));
-    // st: the copies of a, b, c and every kernel; zst: z's copy, made while the H step runs. Their
+    // st: the copies of a, b and every kernel; zst: z's copy, made while the H step runs. Their
     // priority: GpuStream::gpu_stage_priority().
     GpuStream st(GpuStream::gpu_stage_priority()), zst(GpuStream::gpu_stage_priority());
     DeviceBlock dz;
@@ -321,14 +321,15 @@ class CudaGpuStage final : public pipeline::GpuStage<E> {
     {
       DeviceBlock da = upload(*g_, a.span(), st.get());
       DeviceBlock db = upload(*g_, b.span(), st.get());
-      DeviceBlock dc = upload(*g_, c.span(), st.get());
       st.sync();
-      dz = upload(*g_, z.span(), zst.get());  // after a, b, c: they do not share the link
-      clock.lap(Phase::upload_abc);
+      dz = upload(*g_, z.span(), zst.get());  // after a, b: they do not share the link
+      clock.lap(Phase::upload_ab);
       a.reset();  // on the device now: the host copies die
       b.reset();
-      c.reset();
       clock.lap(Phase::free_host);
+      // c = a∘b, which is C·z on every row for a satisfying assignment: the host never held it.
+      DeviceBlock dc = g_->pool().allocate(n * sizeof(Fr), mem::Tag::gpu);
+      ntt->product(da.as<Fr>(), db.as<Fr>(), dc.as<Fr>(), st.get());
       if (pk.h_basis == zk::HBasis::monomial)
         ntt->h_coefficients(da.as<Fr>(), db.as<Fr>(), dc.as<Fr>(), st.get());
       else

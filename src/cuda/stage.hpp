@@ -14,10 +14,10 @@
 // dies. A key whose points do not fit beside the working memory of the GPU workers is streamed
 // instead: each MSM uploads its bases, runs, and gives the block back (slower, same results).
 //
-// GPU stage, per partition: a, b, c are uploaded and freed on the host as soon as they are on the
-// device; the H step (FrNtt::ab_minus_c_on_odd_coset, or FrNtt::h_coefficients for keys with the
-// monomial H basis) leaves the H scalars in place of a; the H
-// MSM runs and the device a, b, c go back to the pool; z is uploaded and freed on the host; the A,
+// GPU stage, per partition: a, b are uploaded and freed on the host as soon as they are on the
+// device; c = a∘b is formed there (FrNtt::product: the host never holds c); the H step
+// (FrNtt::ab_minus_c_on_odd_coset, or FrNtt::h_coefficients for keys with the monomial H basis)
+// leaves the H scalars in place of a; the H MSM runs and the device a, b, c go back to the pool; z is uploaded and freed on the host; the A,
 // B1 and L MSMs run on the resident points with the 0/1/tail split. Each call has its own stream, so
 // several GPU workers can share the device.
 #include <cstdint>

@@ -41,9 +41,9 @@ std::string format_report(const RunOptions& o, const RunReport& r) {
     out += fmt::format("devices:       {}\n", devs);
   }
   out += fmt::format(
-      "partition:     life {} = z {} + a,b,c {} + G2 input {} ({} B-dense wires, at most {} "
+      "partition:     life {} = z {} + a,b {} + G2 input {} ({} B-dense wires, at most {} "
       "neither 0 nor 1) + results {}\n",
-      format_bytes(r.cost.life()), format_bytes(r.cost.z), format_bytes(r.cost.abc),
+      format_bytes(r.cost.life()), format_bytes(r.cost.z), format_bytes(r.cost.ab),
       format_bytes(r.cost.g2_input), r.cost.n_dense, r.cost.g2_tail,
       format_bytes(r.cost.result));
   EngineConfig held = o.engine;
@@ -61,7 +61,7 @@ std::string format_report(const RunOptions& o, const RunReport& r) {
       format_bytes(r.books_after_shutdown));
   if (o.engine.policy != mem::Policy::splitprove)
     out += fmt::format(
-        "policy:        {} (comparison: z, a, b, c live until the proof is finalized; G2 and "
+        "policy:        {} (comparison: z, a, b live until the proof is finalized; G2 and "
         "finalize backlogs unbounded){}\n",
         mem::policy_name(o.engine.policy),
         o.rss_cap ? fmt::format(", RSS cap {}", format_bytes(o.rss_cap)) : std::string());
@@ -96,10 +96,10 @@ std::string format_report(const RunOptions& o, const RunReport& r) {
   if (const auto& sp = r.synthesis_phases; sp.partitions > 0) {
     const double n = double(sp.partitions);
     // The stage's mean beyond the source's phases: the buffers carved and the G2 input gathered.
-    const double rest = mean(r.stats.synthesis) - (sp.witness_s + sp.abc_s + sp.check_s) / n;
-    out += fmt::format("synth phases:  mean of {} partitions: witness {:.1f} ms, a,b,c {:.1f} ms, "
+    const double rest = mean(r.stats.synthesis) - (sp.witness_s + sp.ab_s + sp.check_s) / n;
+    out += fmt::format("synth phases:  mean of {} partitions: witness {:.1f} ms, a,b {:.1f} ms, "
                        "check {:.1f} ms; the rest of the stage (buffers, G2 input) {:.1f} ms\n",
-                       sp.partitions, 1e3 * sp.witness_s / n, 1e3 * sp.abc_s / n,
+                       sp.partitions, 1e3 * sp.witness_s / n, 1e3 * sp.ab_s / n,
                        1e3 * sp.check_s / n, 1e3 * std::max(0.0, rest));
   }
   if (!r.gpu_phases.empty()) out += fmt::format("gpu phases:    {}\n", r.gpu_phases);

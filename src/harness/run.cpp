@@ -34,10 +34,10 @@ class DelayedGpu final : public GpuStageAround<E> {
   DelayedGpu(std::shared_ptr<GpuStage<E>> in, std::chrono::milliseconds d)
       : GpuStageAround<E>(std::move(in)), d_(d) {}
   std::string name() const override { return fmt::format("{}+{}ms", this->inner_->name(), d_.count()); }
-  zk::G1Results<E> run(const Key<E>& key, mem::Buffer<Fr> z, mem::Buffer<Fr> a, mem::Buffer<Fr> b,
-                       mem::Buffer<Fr> c) override {
+  zk::G1Results<E> run(const Key<E>& key, mem::Buffer<Fr> z, mem::Buffer<Fr> a,
+                       mem::Buffer<Fr> b) override {
     std::this_thread::sleep_for(d_);
-    return GpuStageAround<E>::run(key, std::move(z), std::move(a), std::move(b), std::move(c));
+    return GpuStageAround<E>::run(key, std::move(z), std::move(a), std::move(b));
   }
 
  private:
@@ -372,7 +372,7 @@ RunReport run_jobs(const RunOptions& o, const std::function<JobSpec<E>(std::uint
       j["life_cost_bytes"] = rep.cost.life();
       j["gpu_frees_inputs_early"] = rep.cost.gpu_frees_inputs_early;
       j["partition_bytes"] = {{"z", rep.cost.z},
-                              {"abc", rep.cost.abc},
+                              {"ab", rep.cost.ab},
                               {"g2_input", rep.cost.g2_input},
                               {"result", rep.cost.result}};
       j["worker_scratch_bytes"] = rep.worker_scratch;
@@ -412,7 +412,7 @@ RunReport run_jobs(const RunOptions& o, const std::function<JobSpec<E>(std::uint
       if (const auto& sp = rep.synthesis_phases; sp.partitions > 0)
         j["synthesis_phases"] = {{"partitions", sp.partitions},
                                  {"witness_s", sp.witness_s},
-                                 {"abc_s", sp.abc_s},
+                                 {"ab_s", sp.ab_s},
                                  {"check_s", sp.check_s}};
       for (const auto& d : rep.stats.devices)
         j["devices"].push_back({{"name", d.name},

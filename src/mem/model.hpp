@@ -96,7 +96,9 @@ std::optional<Policy> parse_policy(std::string_view s);  // "held" / "splitprove
 
 // Bytes of one partition's buffers, from this circuit's real vector lengths.
 struct PartitionBytes {
-  std::uint64_t abc = 0;       // a, b, c: one field element each per constraint
+  // The domain-sized buffers: a and b in the engine (PartitionCost::ab; it forms c on the
+  // device), a, b, c in memsim's synthetic partitions. One field element each per row.
+  std::uint64_t abc = 0;
   std::uint64_t z = 0;         // the assignment
   std::uint64_t g2_input = 0;  // compact copy of the B-dense scalars (policy splitprove only)
   std::uint64_t result = 0;    // G1/G2 results and the proof (small)

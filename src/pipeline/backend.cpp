@@ -114,10 +114,10 @@ class FaultyGpuStage final : public GpuStageAround<E> {
   using Fr = typename E::Fr;
   FaultyGpuStage(std::shared_ptr<GpuStage<E>> inner, std::shared_ptr<FaultCounter> c)
       : GpuStageAround<E>(std::move(inner)), c_(std::move(c)) {}
-  zk::G1Results<E> run(const Key<E>& key, mem::Buffer<Fr> z, mem::Buffer<Fr> a, mem::Buffer<Fr> b,
-                       mem::Buffer<Fr> c) override {
+  zk::G1Results<E> run(const Key<E>& key, mem::Buffer<Fr> z, mem::Buffer<Fr> a,
+                       mem::Buffer<Fr> b) override {
     c_->tick("GPU");
-    return GpuStageAround<E>::run(key, std::move(z), std::move(a), std::move(b), std::move(c));
+    return GpuStageAround<E>::run(key, std::move(z), std::move(a), std::move(b));
   }
 
  private:

@@ -41,8 +41,7 @@ CircomSource<E>::CircomSource(std::shared_ptr<const zk::ProvingKey<E>> pk,
 
 template <class E>
 void CircomSource<E>::synthesize(std::size_t partition, std::span<Fr> z, std::span<Fr> a,
-                                 std::span<Fr> b, std::span<Fr> c,
-                                 const std::stop_token& stop) const {
+                                 std::span<Fr> b, const std::stop_token& stop) const {
   if (partition >= witnesses_.size())
     throw Error(fmt::format("{}: partition {} of {}", name_, partition, witnesses_.size()));
   const auto& w = witnesses_[partition];
@@ -59,7 +58,7 @@ void CircomSource<E>::synthesize(std::size_t partition, std::span<Fr> z, std::sp
                       name_, partition, w.source, r1cs_->source, *bad, r1cs_->n_constraints));
     if (stop.stop_requested()) return;
   }
-  zk::evaluate_abc<E>(*pk_, z, a, b, c);
+  zk::evaluate_ab<E>(*pk_, z, a, b);
 }
 
 #define SPLITPROVE_CIRCOM_SOURCE_INSTANTIATE(E) template class CircomSource<E>;

@@ -1,8 +1,8 @@
 #pragma once
 // A PartitionSource for circom inputs: one proving key (.zkey) and one witness (.wtns) per
 // partition. Synthesis is the witness copied into z, then a = A·z, b = B·z from the key's
-// coefficient list and c = a∘b (zk::evaluate_abc): the .zkey's coefficients already are the
-// precompiled constraint matrices. With the circuit's .r1cs the witness is checked first, and an
+// coefficient list (zk::evaluate_ab; no c, which the GPU stage forms as a∘b): the .zkey's
+// coefficients already are the precompiled constraint matrices. With the circuit's .r1cs the witness is checked first, and an
 // unsatisfied witness fails its partition with the constraint's index; without it, such a witness
 // is caught when the partition's proof fails verification.
 #include <memory>
@@ -28,7 +28,7 @@ class CircomSource final : public circuit::PartitionSource<typename E::Fr> {
   std::string describe() const override { return name_; }
   std::size_t partitions() const { return witnesses_.size(); }
   void synthesize(std::size_t partition, std::span<Fr> z, std::span<Fr> a, std::span<Fr> b,
-                  std::span<Fr> c, const std::stop_token& stop) const override;
+                  const std::stop_token& stop) const override;
 
  private:
   std::shared_ptr<const zk::ProvingKey<E>> pk_;

@@ -10,11 +10,11 @@
 
 namespace splitprove::pipeline {
 
-std::uint64_t PartitionCost::life() const { return z + abc + g2_input + result; }
+std::uint64_t PartitionCost::life() const { return z + ab + g2_input + result; }
 
 mem::PartitionBytes PartitionCost::model_bytes() const {
   mem::PartitionBytes b;
-  b.abc = abc;
+  b.abc = ab;
   b.z = z;
   b.g2_input = g2_input;
   b.result = result;

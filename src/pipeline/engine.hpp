@@ -101,7 +101,7 @@ struct EngineConfig {
   // and mapped again; idle ones stay booked (tag pinned) and go back whenever a reservation
   // would otherwise wait. false: every buffer is mapped fresh and unmapped when it dies.
   bool recycle_buffers = true;
-  // splitprove: z, a, b, c die in the GPU stage (the design). held_until_finalize: the reference
+  // splitprove: z, a, b die in the GPU stage (the design). held_until_finalize: the reference
   // design's policy, for comparison runs only (`bench pipeline --policy held`): they stay mapped
   // and booked until the proof is finalized (Prover::hold_until_finish); the harness also lifts
   // the G2 and finalize backlogs to kMaxQueueBound, as that design has none.

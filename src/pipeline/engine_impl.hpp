@@ -97,7 +97,7 @@ struct Engine<E>::Item {
   // The item's bytes count under the stage that holds it now (scratch stays `scratch`).
   void retag(mem::Tag t) {
     if (synth) {
-      for (auto* b : {&synth->z, &synth->a, &synth->b, &synth->c, &synth->g2_input}) b->retag(t);
+      for (auto* b : {&synth->z, &synth->a, &synth->b, &synth->g2_input}) b->retag(t);
       synth->rest.retag(t);
     }
     if (pending) {
@@ -275,11 +275,11 @@ void Engine<E>::fit_worker_scratch(const PartitionCost& cost, const std::string&
   const std::uint64_t scratch = want.worker_scratch();
   if (!what.empty() && (scratch > budget_.capacity() || cost.life() > budget_.capacity() - scratch))
     throw Error(fmt::format(
-        "{}: one partition needs {} for its life (z {}, a/b/c {}, G2 input {}) beside the "
+        "{}: one partition needs {} for its life (z {}, a/b {}, G2 input {}) beside the "
         "workers' stage scratch {} (per worker: synthesis {}, GPU {}, G2 {}); the whole host "
         "budget is {}",
         what, mem::format_bytes(cost.life()), mem::format_bytes(cost.z),
-        mem::format_bytes(cost.abc), mem::format_bytes(cost.g2_input), mem::format_bytes(scratch),
+        mem::format_bytes(cost.ab), mem::format_bytes(cost.g2_input), mem::format_bytes(scratch),
         mem::format_bytes(want.synth_scratch), mem::format_bytes(want.gpu_worker_scratch()),
         mem::format_bytes(want.g2_worker_scratch()), mem::format_bytes(budget_.capacity())));
   // Grow each worker's reservation by the difference. Served ahead of admissions (priority 1):

@@ -1,8 +1,9 @@
 #pragma once
 // One partition through the four stages, with the split start/finish API (DESIGN §1, §3):
 //
-//   Synthesized  = synthesize(source, index, admission)   z, a, b, c in budgeted buffers
-//   PendingProof = start(Synthesized&&)                    the GPU stage; a, b, c, z are freed
+//   Synthesized  = synthesize(source, index, admission)   z, a, b in budgeted buffers (no c:
+//                                                          the GPU stage forms c = a∘b itself)
+//   PendingProof = start(Synthesized&&)                    the GPU stage; a, b, z are freed
 //                                                          before it returns
 //   run_g2(PendingProof&)                                  the G2 stage over the compact input
 //   Proof        = finish(PendingProof&&)                  (G2 if not run yet,) assemble, verify
@@ -13,11 +14,11 @@
 //     goes back to the budget when its buffer is unmapped) and the rest, which pays for the
 //     compact G2 input and the small results later. The stages' heap scratch is paid by the
 //     workers that run them (one reservation per worker, engine.hpp), not by the partition.
-//   * start() makes the compact G2 input (its own buffer, carved from the rest) and hands z, a,
-//     b, c *by value* to the GPU stage, which frees each as soon as it is dead; when start() returns
-//     they are gone.
+//   * synthesize() makes the compact G2 input (its own buffer, carved from the admission); start()
+//     hands z, a, b *by value* to the GPU stage, which frees each as soon as it is dead; when
+//     start() returns they are gone.
 //   * A PendingProof owns only: the compact G2 input and the small results (G1 sums, public
-//     inputs) with their share. Never a pointer into z, a, b, c, and never the randomizers r, s:
+//     inputs) with their share. Never a pointer into z, a, b, and never the randomizers r, s:
 //     finish() draws them, uses them and wipes them.
 //   * run_g2 frees the compact input; finish() frees the rest.
 #include <array>
@@ -72,7 +73,7 @@ void require_host_points(const Key<E>& key, const char* stage);
 // §1.5: real vector lengths, page-rounded as the buffers are mapped; the stages' heap scratch).
 struct PartitionCost {
   std::uint64_t z = 0;              // assignment buffer
-  std::uint64_t abc = 0;            // a, b, c buffers together
+  std::uint64_t ab = 0;             // a and b buffers together (the host holds no c)
   std::uint64_t g2_input = 0;       // compact copy of the B-dense scalars
   std::uint64_t result = 0;         // G1/G2 sums, public inputs, the proof
   std::uint64_t synth_scratch = 0;  // what the source's synthesize() allocates
@@ -83,7 +84,7 @@ struct PartitionCost {
   // B-dense wires the source does not know to be binary (circuit::Shape::binary_wires); n_dense
   // when it knows none. Prover::synthesize checks every partition against it.
   std::size_t g2_tail = 0;
-  // The GPU stage may give z, a, b, c back to the budget before it returns (GpuStage).
+  // The GPU stage may give z, a, b back to the budget before it returns (GpuStage).
   bool gpu_frees_inputs_early = true;
   // The GPU and G2 stages run their host MSMs one at a time (both hold host_msm_lock() while
   // they do: the CPU stages, which share the library's one thread pool anyway). The G2 worker
@@ -112,7 +113,7 @@ struct Synthesized {
   using Fr = typename E::Fr;
   std::size_t index = 0;
   mem::Reservation rest;  // the admission share not yet carved (the results)
-  mem::Buffer<Fr> z, a, b, c;
+  mem::Buffer<Fr> z, a, b;
   // The compact G2 input, copied from z when synthesis ends (so that what the books hold for a
   // synthesized partition is resident: a partition waiting for a GPU worker holds it already).
   mem::Buffer<Fr> g2_input;
@@ -131,7 +132,7 @@ struct PendingProof {
   std::vector<Fr> publics;   // z[1..n_public]
   zk::G1Results<E> g1;
   std::optional<typename E::G2Jacobian> b2;
-  // Only under the reference design's policy (Prover::hold_until_finish): z, a, b, c, kept mapped
+  // Only under the reference design's policy (Prover::hold_until_finish): z, a, b, kept mapped
   // and booked until this pending proof dies.
   std::shared_ptr<mem::Keeper> held;
 
@@ -148,10 +149,11 @@ class GpuStage {
   using Fr = typename E::Fr;
   virtual ~GpuStage() = default;
   virtual std::string name() const = 0;
-  // Consumes the partition: z, a, b, c are taken by value and are freed (unmapped, budget given
-  // back) by the time this returns, each as soon as it is dead.
+  // Consumes the partition: z, a, b are taken by value and are freed (unmapped, budget given
+  // back) by the time this returns, each as soon as it is dead. The stage forms c = a∘b itself
+  // (zk::h_scalars), in its own scratch.
   virtual zk::G1Results<E> run(const Key<E>& key, mem::Buffer<Fr> z, mem::Buffer<Fr> a,
-                               mem::Buffer<Fr> b, mem::Buffer<Fr> c) = 0;
+                               mem::Buffer<Fr> b) = 0;
   // Host heap bytes one worker running this stage needs *beyond* the partition's own buffers
   // (which are paid for by the partition: a stage that keeps a dead buffer's reservation until
   // run() returns may reuse its bytes for scratch, and reports only what exceeds them). The
@@ -159,7 +161,7 @@ class GpuStage {
   // memory model counts it. The default is the CPU MSMs' bound (safe for any stage that runs
   // them on the host).
   virtual std::uint64_t host_scratch_bytes(const Key<E>& key, const PartitionCost& cost) const;
-  // Whether z, a, b, c may go back to the budget before run() returns (each as it dies; true
+  // Whether z, a, b may go back to the budget before run() returns (each as it dies; true
   // for a device stage that frees the host copies once they are uploaded). false: all of them
   // are paid for until run() returns. The memory model's budget fill depends on it.
   virtual bool frees_inputs_early() const { return true; }
@@ -210,9 +212,9 @@ class GpuStageAround : public GpuStage<E> {
   using Fr = typename E::Fr;
   explicit GpuStageAround(std::shared_ptr<GpuStage<E>> inner) : inner_(std::move(inner)) {}
   std::string name() const override { return inner_->name(); }
-  zk::G1Results<E> run(const Key<E>& key, mem::Buffer<Fr> z, mem::Buffer<Fr> a, mem::Buffer<Fr> b,
-                       mem::Buffer<Fr> c) override {
-    return inner_->run(key, std::move(z), std::move(a), std::move(b), std::move(c));
+  zk::G1Results<E> run(const Key<E>& key, mem::Buffer<Fr> z, mem::Buffer<Fr> a,
+                       mem::Buffer<Fr> b) override {
+    return inner_->run(key, std::move(z), std::move(a), std::move(b));
   }
   std::uint64_t host_scratch_bytes(const Key<E>& key, const PartitionCost& cost) const override {
     return inner_->host_scratch_bytes(key, cost);
@@ -296,7 +298,7 @@ class Prover {
                             const PartitionCost& cost, mem::Reservation admission,
                             const std::stop_token& stop = {},
                             mem::BufferPool::Lease lease = {}) const;
-  // Adds to `lease` recycled pages for the buffers of one partition of `shape` (z, a, b, c, the
+  // Adds to `lease` recycled pages for the buffers of one partition of `shape` (z, a, b, the
   // G2 input) that it does not cover yet, from the pool (before the partition's admission, which
   // then reserves only the rest). Nothing without a pool.
   void top_up_lease(mem::BufferPool::Lease& lease, const circuit::Shape& shape) const;
@@ -308,11 +310,11 @@ class Prover {
   bool recycles() const { return pool_ != nullptr; }
   mem::BufferPool* pool() const { return pool_.get(); }
 
-  // The reference design's policy, for comparison (EngineConfig::policy): z, a, b, c stay mapped
+  // The reference design's policy, for comparison (EngineConfig::policy): z, a, b stay mapped
   // and booked after the GPU stage, until the pending proof is finished.
   void hold_until_finish(bool on) { hold_ = on; }
 
-  // The GPU stage: z, a, b, c in, the G1 results out (z, a, b, c are freed). On `on` (another
+  // The GPU stage: z, a, b in, the G1 results out (z, a, b are freed). On `on` (another
   // device's stage) when given, else on the prover's own.
   PendingProof<E> start(Synthesized<E>&& part, const PartitionCost& cost, GpuStage<E>* on = nullptr);
   // The G2 stage (on `on` when given); frees the compact input. Idempotent.
@@ -323,8 +325,8 @@ class Prover {
   zk::Proof<E> finish(PendingProof<E>&& p, const std::string& what);
 
  private:
-  // A partition's buffers, in the order synthesize() carves them: z, a, b, c, the G2 input.
-  static constexpr std::size_t kBuffers = 5;
+  // A partition's buffers, in the order synthesize() carves them: z, a, b, the G2 input.
+  static constexpr std::size_t kBuffers = 4;
   // Their element counts for a partition of `shape` (synthesize and top_up_lease ask the same).
   std::array<std::size_t, kBuffers> buffer_counts(const circuit::Shape& shape) const;
 

@@ -9,6 +9,7 @@
 #include "msm/msm.hpp"
 #include "pipeline/prover.hpp"
 #include "splitprove/error.hpp"
+#include "util/memory.hpp"
 #include "util/random.hpp"
 #include "zk/stages.hpp"
 
@@ -77,7 +78,7 @@ PartitionCost partition_cost(const circuit::Shape& shape, const Key<E>& key,
   using Buf = mem::Buffer<Fr>;
   PartitionCost c;
   c.z = Buf::bytes_for(shape.n_vars, opts);
-  c.abc = 3 * Buf::bytes_for(shape.domain_size, opts);
+  c.ab = 2 * Buf::bytes_for(shape.domain_size, opts);
   c.n_dense = key.g2.size();
   c.g2_input = Buf::bytes_for(c.n_dense, opts);
   c.g2_tail = c.n_dense;
@@ -101,16 +102,19 @@ class CpuGpuStage final : public GpuStage<E> {
  public:
   using Fr = typename E::Fr;
   std::string name() const override { return "cpu"; }
-  zk::G1Results<E> run(const Key<E>& key, mem::Buffer<Fr> z, mem::Buffer<Fr> a, mem::Buffer<Fr> b,
-                       mem::Buffer<Fr> c) override {
+  zk::G1Results<E> run(const Key<E>& key, mem::Buffer<Fr> z, mem::Buffer<Fr> a,
+                       mem::Buffer<Fr> b) override {
     require_host_points(key, "cpu GPU");
     zk::G1Results<E> out;
-    zk::h_scalars<E>(key.domain, a.span(), b.span(), c.span(), key.pk->h_basis);
-    // b and c are dead (only p, in a, is read from here on): their pages go back to the OS now,
-    // but their bytes stay paid for until this stage returns, so that the MSMs' scratch can use
-    // them (host_scratch_bytes reserves only what the scratch needs beyond them).
+    {
+      // c = a∘b, formed by h_scalars in the worker's scratch (host_scratch_bytes counts it).
+      util::UninitVector<Fr> c(a.size());
+      zk::h_scalars<E>(key.domain, a.span(), b.span(), std::span<Fr>(c), key.pk->h_basis);
+    }
+    // b is dead (only p, in a, is read from here on): its pages go back to the OS now, but its
+    // bytes stay paid for until this stage returns, so that the MSMs' scratch can use them
+    // (host_scratch_bytes reserves only what the scratch needs beyond them).
     mem::Reservation freed = b.unmap_keep_reservation();
-    freed.absorb(c.unmap_keep_reservation());
     // The H MSM's scratch is handed on to the z MSMs (msm::Workspace): it is within the H phase's
     // bound, and the z phase pays for a's bytes as well.
     msm::Workspace<typename E::G1> ws;
@@ -130,18 +134,19 @@ class CpuGpuStage final : public GpuStage<E> {
   // It keeps paying for its inputs until it returns: the budget never sees a part-freed item.
   bool frees_inputs_early() const override { return false; }
   bool locks_host_msms() const override { return true; }
-  // Phase by phase, scratch beyond the bytes of the buffers already dead (each of a, b, c is a
-  // third of cost.abc): the H MSM runs after b and c died, the z MSMs after a died too. The MSM
-  // scratch bound of n terms holds for every tail (msm::scratch_bytes).
+  // Phase by phase, scratch beyond the bytes of the buffers already dead (each of a, b is half
+  // of cost.ab): the H step holds c (the size of one), the H MSM runs after b died, the z MSMs
+  // after a died too. The MSM scratch bound of n terms holds for every tail (msm::scratch_bytes).
   std::uint64_t host_scratch_bytes(const Key<E>& key, const PartitionCost& cost) const override {
     const auto& pk = *key.pk;
-    const std::uint64_t one = cost.abc / 3;
+    const std::uint64_t one = cost.ab / 2;
+    const std::uint64_t c = std::uint64_t(pk.domain_size) * sizeof(Fr);
     const std::uint64_t h = msm::scratch_bytes<typename E::G1>(pk.domain_size);
     const std::uint64_t zs = msm::scratch_bytes<typename E::G1>(pk.n_vars);
     auto over = [](std::uint64_t need, std::uint64_t have) {
       return need > have ? need - have : 0;
     };
-    return std::max(over(h, 2 * one), over(zs, 3 * one));
+    return std::max({c, over(h, one), over(zs, 2 * one)});
   }
 };
 
@@ -199,11 +204,11 @@ Synthesized<E> Prover<E>::synthesize(const circuit::PartitionSource<Fr>& source,
   const auto counts = buffer_counts(source.shape());
   Synthesized<E> s;
   s.index = index;
-  mem::Buffer<Fr>* bufs[] = {&s.z, &s.a, &s.b, &s.c, &s.g2_input};
+  mem::Buffer<Fr>* bufs[] = {&s.z, &s.a, &s.b, &s.g2_input};
   for (std::size_t i = 0; i < counts.size(); ++i)
     *bufs[i] = mem::Buffer<Fr>::carve(admission, counts[i], opts_, pool_, &lease);
   s.rest = std::move(admission);
-  source.synthesize(index, s.z.span(), s.a.span(), s.b.span(), s.c.span(), stop);
+  source.synthesize(index, s.z.span(), s.a.span(), s.b.span(), stop);
   if (stop.stop_requested()) return s;
   if (s.z.size() == 0 || !s.z[0].is_one())
     throw Error(fmt::format("{}: partition {}: z[0] is not 1 (the constant wire)",
@@ -244,7 +249,7 @@ void Prover<E>::top_up_lease(mem::BufferPool::Lease& lease, const circuit::Shape
 template <class E>
 std::array<std::size_t, Prover<E>::kBuffers> Prover<E>::buffer_counts(
     const circuit::Shape& shape) const {
-  return {shape.n_vars, shape.domain_size, shape.domain_size, shape.domain_size, key_->g2.size()};
+  return {shape.n_vars, shape.domain_size, shape.domain_size, key_->g2.size()};
 }
 
 template <class E>
@@ -259,12 +264,11 @@ PendingProof<E> Prover<E>::start(Synthesized<E>&& part, const PartitionCost& /*c
   p.result = std::move(part.rest);
   if (hold_) {
     p.held = std::make_shared<mem::Keeper>();
-    for (auto* b : {&part.z, &part.a, &part.b, &part.c}) b->keep_until(p.held);
+    for (auto* b : {&part.z, &part.a, &part.b}) b->keep_until(p.held);
   }
-  // The GPU stage takes z, a, b, c and frees them; they are gone when it returns (or, held, are
-  // the keeper's until the pending proof dies).
-  p.g1 = (on ? *on : *gpu_).run(*key_, std::move(part.z), std::move(part.a), std::move(part.b),
-                                std::move(part.c));
+  // The GPU stage takes z, a, b and frees them; they are gone when it returns (or, held, are the
+  // keeper's until the pending proof dies).
+  p.g1 = (on ? *on : *gpu_).run(*key_, std::move(part.z), std::move(part.a), std::move(part.b));
   return p;
 }
 

@@ -60,9 +60,9 @@ class OnePartition final : public circuit::PartitionSource<Fr> {
   OnePartition(std::shared_ptr<const circuit::PartitionSource<Fr>> src, std::size_t p) : src_(std::move(src)), p_(p) {}
   circuit::Shape shape() const override { return src_->shape(); }
   std::string describe() const override { return fmt::format("{} partition {}", src_->describe(), p_); }
-  void synthesize(std::size_t, std::span<Fr> z, std::span<Fr> a, std::span<Fr> b, std::span<Fr> c,
+  void synthesize(std::size_t, std::span<Fr> z, std::span<Fr> a, std::span<Fr> b,
                   const std::stop_token& stop) const override {
-    src_->synthesize(p_, z, a, b, c, stop);
+    src_->synthesize(p_, z, a, b, stop);
   }
 
  private:

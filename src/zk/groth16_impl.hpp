@@ -98,7 +98,8 @@ Proof<E> prove_with(const ProvingKey<E>& pk, std::span<const typename E::Fr> w,
   msm::Workspace<typename E::G1> g1_ws;
   {
     report("evaluate A·w, B·w", 0.0);
-    // Zeroed (a, b) and first written (c) by the pool's workers, not by this thread.
+    // Zeroed (a, b) and first written (c, h_scalars' scratch) by the pool's workers, not by this
+    // thread.
     util::UninitVector<Fr> a(n), b(n), c(n);
     util::parallel_for(
         n,
@@ -107,7 +108,7 @@ Proof<E> prove_with(const ProvingKey<E>& pk, std::span<const typename E::Fr> w,
           std::fill(b.begin() + lo, b.begin() + hi, Fr::zero());
         },
         size_t(1) << 14);
-    evaluate_abc<E>(pk, w, a, b, c);
+    evaluate_ab<E>(pk, w, a, b);
     report("NTT (H polynomial)", 0.1);
     h_scalars<E>(poly::Domain<Fr>::of_size(n), a, b, c, pk.h_basis);
     util::UninitVector<Fr>().swap(b);

@@ -2,10 +2,12 @@
 // The Groth16 prover cut into the stages of the pipeline (DESIGN §1, §3). zk::prove_with runs
 // through exactly these functions, so the pipeline and the one-shot prover share one code path.
 //
-//   evaluate_abc   synthesis for a .zkey: a = A·z, b = B·z from the key's coefficients, c = a∘b
-//   g1 stage       the "GPU stage" (here on the CPU): consumes a, b, c and z
-//                    h_scalars:  a, b, c -> p = a·b - c on the odd coset (or h's coefficients
-//                                for monomial-basis keys), in a (b, c are dead after)
+//   evaluate_ab    synthesis for a .zkey: a = A·z, b = B·z from the key's coefficients (no c: for a
+//                  satisfying assignment c = a∘b on every row, so it is formed where it is used)
+//   g1 stage       the "GPU stage" (here on the CPU): consumes a, b and z
+//                    h_scalars:  a, b -> c = a∘b in scratch, then p = a·b - c on the odd coset
+//                                (or h's coefficients for monomial-basis keys), in a (b and the
+//                                scratch are dead after)
 //                    msm_h:      Σ p_i·H_i (a is dead after)
 //                    msm_z:      Σ z·A, Σ z·B1, Σ_private z·C (L)
 //   g2 input       compact_g2_scalars: the scalars of the B-dense wires only (those whose B2 point
@@ -52,15 +54,16 @@ struct G2Bases {
 };
 
 // a = A·z, b = B·z on every row of the key's domain (rows past the key's rows stay as given, so the
-// spans must arrive zeroed), c = a∘b. z has n_vars values; a, b, c have domain_size.
+// spans must arrive zeroed). z has n_vars values; a, b have domain_size.
 template <class E>
-void evaluate_abc(const ProvingKey<E>& pk, std::span<const typename E::Fr> z,
-                  std::span<typename E::Fr> a, std::span<typename E::Fr> b,
-                  std::span<typename E::Fr> c);
+void evaluate_ab(const ProvingKey<E>& pk, std::span<const typename E::Fr> z,
+                 std::span<typename E::Fr> a, std::span<typename E::Fr> b);
 
-// The H scalars in place, for the key's H basis: on return a holds what msm_h takes (odd_coset:
-// p = a·b - c on the odd coset; monomial: h's coefficients, poly::h_coefficients); b and c hold
-// nothing the prover needs any more.
+// The H scalars in place, for the key's H basis, from a = A·z and b = B·z on the domain: c is
+// scratch of the same length (its contents are ignored); it first gets c = a∘b, which is C·z on
+// every row for a satisfying assignment (for one that does not satisfy, the proof then does not
+// verify). On return a holds what msm_h takes (odd_coset: p = a·b - c on the odd coset; monomial:
+// h's coefficients, poly::h_coefficients); b and c hold nothing the prover needs any more.
 template <class E>
 void h_scalars(const poly::Domain<typename E::Fr>& domain, std::span<typename E::Fr> a,
                std::span<typename E::Fr> b, std::span<typename E::Fr> c,

@@ -30,15 +30,13 @@ G2Bases<E> G2Bases<E>::of(const ProvingKey<E>& pk) {
 }
 
 template <class E>
-void evaluate_abc(const ProvingKey<E>& pk, std::span<const typename E::Fr> w,
-                  std::span<typename E::Fr> a, std::span<typename E::Fr> b,
-                  std::span<typename E::Fr> c) {
+void evaluate_ab(const ProvingKey<E>& pk, std::span<const typename E::Fr> w,
+                 std::span<typename E::Fr> a, std::span<typename E::Fr> b) {
   const std::size_t n = pk.domain_size;
-  if (w.size() != pk.n_vars || a.size() != n || b.size() != n || c.size() != n)
-    throw Error(
-        fmt::format("evaluate_abc: {} / {} / {} / {} values for a key of {} variables and "
-                    "domain {}",
-                    w.size(), a.size(), b.size(), c.size(), pk.n_vars, n));
+  if (w.size() != pk.n_vars || a.size() != n || b.size() != n)
+    throw Error(fmt::format(
+        "evaluate_ab: {} / {} / {} values for a key of {} variables and domain {}", w.size(),
+        a.size(), b.size(), pk.n_vars, n));
   // a_i, b_i for the rows of the key's A and B matrices (rows >= n are impossible for a valid key;
   // the reader checks it). Coefficients are summed per row by a pass over the list split into
   // row-disjoint ranges when the list is sorted by row (snarkjs writes it so), serially otherwise.
@@ -81,7 +79,6 @@ void evaluate_abc(const ProvingKey<E>& pk, std::span<const typename E::Fr> w,
         for (std::size_t i = lo; i < hi; ++i) {
           a[i] *= r_inv;
           b[i] *= r_inv;
-          c[i] = a[i] * b[i];
         }
       },
       4096);
@@ -90,6 +87,15 @@ void evaluate_abc(const ProvingKey<E>& pk, std::span<const typename E::Fr> w,
 template <class E>
 void h_scalars(const poly::Domain<typename E::Fr>& domain, std::span<typename E::Fr> a,
                std::span<typename E::Fr> b, std::span<typename E::Fr> c, HBasis basis) {
+  if (b.size() != a.size() || c.size() != a.size())
+    throw Error(fmt::format("h_scalars: a, b, c of {}, {}, {} values", a.size(), b.size(),
+                            c.size()));
+  util::parallel_for(
+      a.size(),
+      [&](std::size_t lo, std::size_t hi) {
+        for (std::size_t i = lo; i < hi; ++i) c[i] = a[i] * b[i];
+      },
+      4096);
   if (basis == HBasis::monomial)
     poly::h_coefficients(domain, a, b, c);
   else
@@ -211,8 +217,8 @@ std::uint64_t g2_stage_scratch_bytes(const G2Bases<E>& bases, std::size_t max_ta
 // expands it in one line.
 #define SPLITPROVE_STAGES_INSTANTIATE(E)                                                          \
   template struct G2Bases<E>;                                                                     \
-  template void evaluate_abc<E>(const ProvingKey<E>&, std::span<const E::Fr>, std::span<E::Fr>,   \
-                                std::span<E::Fr>, std::span<E::Fr>);                              \
+  template void evaluate_ab<E>(const ProvingKey<E>&, std::span<const E::Fr>, std::span<E::Fr>,    \
+                               std::span<E::Fr>);                                                 \
   template void h_scalars<E>(const poly::Domain<E::Fr>&, std::span<E::Fr>, std::span<E::Fr>,      \
                              std::span<E::Fr>, HBasis);                                                   \
   template E::G1Jacobian msm_h<E>(const ProvingKey<E>&, std::span<const E::Fr>,                 \

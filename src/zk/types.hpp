@@ -33,7 +33,7 @@ enum class Matrix : uint32_t { kA = 0, kB = 1 };
 // the Montgomery limbs of coef·R, i.e. coef·R² mod r), 12 + 8·Fr::N bytes with no padding, so a
 // mapped key's coefficients are used in place (io::read_zkey; util::PodArray reads them at any
 // alignment). value() is the coefficient; scaled() is coef·R, which the prover multiplies by the
-// witness and corrects once per row (zk::evaluate_abc).
+// witness and corrects once per row (zk::evaluate_ab).
 template <class E>
 struct Coefficient {
   using Fr = typename E::Fr;

@@ -51,7 +51,7 @@ std::shared_ptr<cuda::Gpu> gpu() {
 // A partition's inputs, synthesized once, copied for each stage that consumes them.
 template <class E>
 struct Inputs {
-  std::vector<typename E::Fr> z, a, b, c;
+  std::vector<typename E::Fr> z, a, b;
 };
 template <class E>
 Inputs<E> synthesize(const circuit::PartitionSource<typename E::Fr>& src, std::size_t index) {
@@ -60,8 +60,7 @@ Inputs<E> synthesize(const circuit::PartitionSource<typename E::Fr>& src, std::s
   in.z.resize(sh.n_vars);
   in.a.resize(sh.domain_size);
   in.b.resize(sh.domain_size);
-  in.c.resize(sh.domain_size);
-  src.synthesize(index, in.z, in.a, in.b, in.c, {});
+  src.synthesize(index, in.z, in.a, in.b, {});
   return in;
 }
 template <class Fr>
@@ -73,7 +72,7 @@ mem::Buffer<Fr> buf(const std::vector<Fr>& v) {
 template <class E>
 zk::G1Results<E> run_stage(pipeline::GpuStage<E>& st, const pipeline::Key<E>& key,
                            const Inputs<E>& in) {
-  return st.run(key, buf(in.z), buf(in.a), buf(in.b), buf(in.c));
+  return st.run(key, buf(in.z), buf(in.a), buf(in.b));
 }
 template <class E>
 void expect_same(const zk::G1Results<E>& x, const zk::G1Results<E>& y) {
