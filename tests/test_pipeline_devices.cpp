@@ -383,6 +383,7 @@ TEST(PipelineDevices, AG2DeviceFaultMovesItsWork) {
       << st.devices[1].error;
   // The faulted partition, and any that g1's GPU workers took as it went out of service.
   EXPECT_GE(st.partitions_retried, 1u);
+  EXPECT_EQ(st.partitions_retried, st.devices[1].faults + st.partitions_rerouted);
   EXPECT_EQ(st.devices[0].g2_items + st.devices[1].g2_items, 6u);
   EXPECT_EQ(items_held(engine), 0u);
 }

@@ -189,8 +189,11 @@ struct EngineStats {
   StageStats synthesis, gpu, g2, finalize;
   std::uint64_t max_gpu_queue = 0, max_g2_queue = 0, max_final_queue = 0;
   std::uint64_t partitions_done = 0, partitions_failed = 0, jobs_done = 0, jobs_failed = 0;
-  // Partitions dropped after a device fault and proved again (not counted as failed).
+  // Partitions dropped after a device fault and proved again (not counted as failed): those whose
+  // stage faulted (each also counts as a fault of its device) and those rerouted, which found
+  // their device already out of service before their stage began.
   std::uint64_t partitions_retried = 0;
+  std::uint64_t partitions_rerouted = 0;
   std::vector<DeviceStats> devices;
 };
 

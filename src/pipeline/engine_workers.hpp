@@ -58,6 +58,7 @@ void Engine<E>::prove_again(ItemPtr it, const DeviceStages<E>* dev, const std::s
       job.retry.insert(std::upper_bound(job.retry.begin(), job.retry.end(), index), index);
       it->retried = true;
       again = true;
+      if (!dev) ++stats_.partitions_rerouted;
     }
   }
   it.reset();  // every byte the partition held goes back (item_gone)
