@@ -19,6 +19,7 @@
 #include "mem/pages.hpp"
 #include "mem/units.hpp"
 #include "splitprove/error.hpp"
+#include "util/env.hpp"
 #include "util/phase_clock.hpp"
 
 namespace splitprove::cuda {
@@ -104,6 +105,12 @@ class Gpu {
   DevicePool& pool() { return *pool_; }
   mem::MemoryBudget& budget() { return *budget_; }
   void enter() const { use_device(opts_.device); }
+  // The device's compute, held for one stage's kernels when GpuOptions::serial_compute is on (an
+  // empty lock otherwise).
+  std::unique_lock<std::mutex> compute_turn() {
+    if (!opts_.serial_compute) return {};
+    return std::unique_lock(compute_mu_);
+  }
 
   // The domain of size 2^log_n over E's Fr (twiddles made the first time).
   template <class E>
@@ -228,6 +235,7 @@ class Gpu {
   std::unique_ptr<mem::MemoryBudget> budget_;
   std::unique_ptr<DevicePool> pool_;
   mutable std::mutex mu_;
+  std::mutex compute_mu_;  // compute_turn()
   std::map<std::pair<ec::CurveId, unsigned>, std::shared_ptr<const void>> ntts_;
   // Keyed by the ProvingKey's address; the entry knows its curve.
   std::map<const void*, std::shared_ptr<ResidentKeyBase>> keys_;
@@ -281,9 +289,10 @@ constexpr std::uint64_t kHostStaging = kUploadStagingBytes + (std::uint64_t(4) <
 // resident key and twiddles, the host-to-device copies, giving the host buffers back, the H step,
 // the H MSM and the three MSMs over z. z is copied while the H step and the H MSM run: "upload z"
 // is only what is left of its copy after them.
-enum class Phase : unsigned { key, upload_ab, free_host, h, h_msm, upload_z, z_msms, count };
+// "turn": the wait for the device's compute (GpuOptions::serial_compute; 0 when off).
+enum class Phase : unsigned { key, upload_ab, free_host, turn, h, h_msm, upload_z, z_msms, count };
 constexpr std::array<const char*, std::size_t(Phase::count)> kPhaseNames = {
-    "key", "upload a,b", "free host", "H", "H MSM", "upload z", "A,B1,L MSMs"};
+    "key", "upload a,b", "free host", "turn", "H", "H MSM", "upload z", "A,B1,L MSMs"};
 using PhaseTotals = util::PhaseTotals<Phase>;
 using PhaseClock = util::PhaseClock<Phase>;
 
@@ -316,6 +325,7 @@ class CudaGpuStage final : public pipeline::GpuStage<E> {
     GpuStream st(GpuStream::gpu_stage_priority()), zst(GpuStream::gpu_stage_priority());
     DeviceBlock dz;
     const SyncAtExit z_copy(zst);  // z's copy ends before dz and z can die, however the call ends
+    std::unique_lock<std::mutex> turn;  // the device's compute, from the H step on (serial_compute)
     zk::G1Results<E> out;
     clock.lap(Phase::key);
     {
@@ -327,6 +337,8 @@ class CudaGpuStage final : public pipeline::GpuStage<E> {
       a.reset();  // on the device now: the host copies die
       b.reset();
       clock.lap(Phase::free_host);
+      turn = g_->compute_turn();
+      clock.lap(Phase::turn);
       // c = a∘b, which is C·z on every row for a satisfying assignment: the host never held it.
       DeviceBlock dc = g_->pool().allocate(n * sizeof(Fr), mem::Tag::gpu);
       ntt->product(da.as<Fr>(), db.as<Fr>(), dc.as<Fr>(), st.get());
@@ -391,6 +403,7 @@ class CudaG2Stage final : public pipeline::G2Stage<E> {
     const auto rk = g_->resident(key, true);
     GpuStream st;
     DeviceBlock d = upload(*g_, compact, st.get());
+    const auto turn = g_->compute_turn();
     return run_msm<typename E::G2>(*g_, rk->b2.get(), std::span(key.g2.bases), d.get(),
                                    compact.size(), st.get());
   }
@@ -527,6 +540,11 @@ void install_for() {
 }
 
 }  // namespace
+
+bool GpuOptions::serial_compute_from_env() {
+  static const bool on = util::env_flag("SPLITPROVE_GPU_SERIAL");
+  return on;
+}
 
 std::shared_ptr<Gpu> open_gpu(const GpuOptions& opts) { return std::make_shared<Gpu>(opts); }
 

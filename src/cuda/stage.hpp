@@ -43,6 +43,11 @@ struct GpuOptions {
   // The pipeline's name of this Gpu (its budget's and its DeviceState's): "" = "gpu<device>"; a
   // logical share of a device is "gpu<device>.<i>".
   std::string name;
+  // One stage's kernels at a time: the GPU stage's (from c = a∘b to the last MSM over z) and a G2
+  // MSM's take turns (Gpu::compute_turn) instead of sharing the SMs, while copies still overlap
+  // them. Off (they run side by side) until measured; SPLITPROVE_GPU_SERIAL=1 turns it on.
+  bool serial_compute = serial_compute_from_env();
+  static bool serial_compute_from_env();
 };
 
 // Makes the per-device state. Throws Error when the device cannot be used.

@@ -296,6 +296,28 @@ TYPED_TEST(CudaPipeline, StreamedKeyGivesTheSameResults) {
   EXPECT_EQ(cuda::report(*g).key_bytes, 0u);  // no point stayed on the device
 }
 
+// GpuOptions::serial_compute: the GPU stage's kernels and the G2 MSMs take turns on the device
+// (two GPU and two G2 workers compete for it); every proof verifies and the stage reports its
+// wait for the device as the "turn" phase.
+TYPED_TEST(CudaPipeline, SerialComputeTakesTurnsAndProves) {
+  using E = TypeParam;
+  SPLITPROVE_REQUIRE_GPU();
+  cuda::GpuOptions o;
+  o.budget_bytes = std::uint64_t(4) << 30;
+  o.workers = 2;
+  o.serial_compute = true;
+  auto g = cuda::open_gpu(o);
+  const auto& bc = porep<E>();
+  auto stage = cuda::gpu_stage<E>(g);
+  pipeline::EngineConfig cfg;
+  cfg.synthesis_workers = 2;
+  cfg.gpu_workers = 2;
+  cfg.g2_workers = 2;
+  pipeline::Engine<E> engine(cfg, stage, cuda::g2_stage<E>(g));
+  expect_verified<E>(engine.wait(engine.submit({bc.source(3), bc.key, 6})), *bc.key, 6);
+  EXPECT_NE(stage->phase_report().find("turn"), std::string::npos) << stage->phase_report();
+}
+
 TYPED_TEST(CudaPipeline, SnarkjsFixturesThroughTheEngineOnTheGpu) {
   using E = TypeParam;
   SPLITPROVE_REQUIRE_GPU();
