@@ -74,8 +74,9 @@ class DeviceBlock {
 // smaller (data-sized scratch, an MSM's tail or big runs, differs a little from call to call, and
 // an exact cache then misses and allocates beside the stale blocks), and a short budget frees
 // cached blocks largest first, only as many as it takes (every cudaFree waits for the whole
-// device, a G2 MSM running beside included). exact is the default until near_fit has been
-// measured against it on a GPU; SPLITPROVE_POOL_NEAR_FIT=1 in the environment picks near_fit.
+// device, a G2 MSM running beside included). exact is the default: measured against it on an
+// H200 (6c4f443, bench/RESULTS.md), near_fit gained nothing at 2^24 or 2^27;
+// SPLITPROVE_POOL_NEAR_FIT=1 in the environment picks near_fit.
 enum class CachePolicy { exact, near_fit };
 CachePolicy cache_policy_from_env();
 
@@ -127,8 +128,8 @@ class DevicePool {
 // choice its kernels' blocks go first. gpu_stage_priority() is what the GPU stage's streams get:
 // high, a G2 MSM running beside a partition's H step and MSMs then fills the SMs they leave instead
 // of holding them while the stage that bounds the pipeline waits. It is normal (every stream
-// alike) until that has been measured on a GPU; SPLITPROVE_STREAM_PRIORITY=1 in the environment
-// makes it high.
+// alike): measured on an H200 (6c4f443, bench/RESULTS.md), high only moved time from the H step
+// to the H MSM; SPLITPROVE_STREAM_PRIORITY=1 in the environment makes it high.
 class GpuStream {
  public:
   enum class Priority { normal, high };
