@@ -60,6 +60,22 @@ TEST(MemPool, ADeadBuffersPagesServeTheNextBufferZeroedAndStayBookedWhileIdle) {
     EXPECT_EQ(books[Tag::pinned].bytes, 0u);
     EXPECT_EQ(books[Tag::synthesis].bytes, 16 * MiB);
     EXPECT_EQ(pool->stats().reused, 1u);
+    fill(b, 0x5eed);  // what its next owner finds unless the pages are zeroed
+  }
+  EXPECT_EQ(pool->stats().idle_blocks, 2u);
+  {
+    // A caller that writes every element before it reads one takes the pages as they are
+    // (zero_reused false: the pipeline's G2 input, and a, b, z of a source that fills every value).
+    const std::pair<std::size_t, bool> one[] = {{8 * MiB, false}, {8 * MiB, false}};
+    auto lease = pool->lease(one);
+    Reservation adm = budget.reserve(0, Tag::synthesis);
+    auto x = Buffer<std::uint64_t>::carve(adm, kCount, {}, pool, &lease, false);
+    auto y = Buffer<std::uint64_t>::carve(adm, kCount, {}, pool, &lease, false);
+    const bool x_kept = x[0] == 0x5eed, y_kept = y[0] == 0x5eed;
+    EXPECT_NE(x_kept, y_kept);  // one holds b's old values, the other c's zeros
+    const auto& old = x_kept ? x : y;
+    for (auto v : old) ASSERT_EQ(v, 0x5eedu);
+    EXPECT_EQ(pool->stats().reused, 3u);
   }
   EXPECT_EQ(pool->stats().idle_blocks, 2u);
   pool->trim();

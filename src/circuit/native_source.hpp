@@ -43,6 +43,8 @@ class NativeSource final : public PartitionSource<Fr> {
   Shape shape() const override {
     Shape s = cs_->shape();
     s.scratch_bytes = opt_.scratch_bytes;
+    // The Synthesizer assigns every wire (finish() checks it) and evaluate() every row.
+    s.fills_every_value = true;
     // Shares the constraint system's ownership: valid as long as anyone holds the shape.
     s.binary_wires = std::shared_ptr<const std::vector<bool>>(cs_, &cs_->binary);
     return s;

@@ -32,6 +32,10 @@ struct Shape {
   std::size_t n_constraints = 0;  // constraint rows (public-binding rows not counted)
   std::size_t domain_size = 0;    // length of a, b: power of two > n_constraints + n_public
   std::uint64_t scratch_bytes = 0;  // extra host bytes synthesize() needs while it runs
+  // synthesize() writes every value of z, a and b, so they need not arrive zeroed (the pipeline
+  // then skips zeroing recycled buffers: at 2^27 that is 12 GiB a partition). false: they arrive
+  // zeroed (a source that accumulates into a, b).
+  bool fills_every_value = false;
   // Optional, n_vars flags: the wires whose value is 0 or 1 in every satisfying assignment (e.g.
   // ConstraintSystem::binary). The MSMs skip 0s and 1s, so these bound an MSM's tail and its
   // scratch; null when the source does not know (every wire then counts as any value).
@@ -63,7 +67,8 @@ class PartitionSource {
   // A name for messages ("porep-2^16", "multiplier.r1cs + w3.wtns").
   virtual std::string describe() const = 0;
 
-  // Fills z (n_vars), a, b (domain_size each; the spans arrive zeroed) for `partition`.
+  // Fills z (n_vars), a, b (domain_size each; the spans arrive zeroed unless the shape says
+  // fills_every_value) for `partition`.
   // Throws splitprove::Error naming the partition and, for an unsatisfied constraint, its index
   // and namespace. Checks `stop` now and then and returns early (contents unspecified) when set.
   // May be called from several threads at once for different partitions.

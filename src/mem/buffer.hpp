@@ -101,13 +101,14 @@ class Buffer {
   }
 
   // carve() for a buffer whose pages are recycled (mem/pool.hpp): when `lease` holds a block of
-  // this mapped size, the buffer takes its pages (zeroed here, on the thread pool) and the block's
-  // reservation pays for them (retagged like `from`); else the pages are mapped fresh and the
-  // share carved from `from` pays. Either way, when this buffer dies its pages and reservation go
-  // to `pool` instead of to the OS. A null pool is plain carve().
+  // this mapped size, the buffer takes its pages (zeroed here, on the thread pool, unless
+  // `zero_reused` is false: the caller then writes every element before reading any) and the
+  // block's reservation pays for them (retagged like `from`); else the pages are mapped fresh
+  // (zero) and the share carved from `from` pays. Either way, when this buffer dies its pages and
+  // reservation go to `pool` instead of to the OS. A null pool is plain carve().
   static Buffer carve(Reservation& from, std::size_t count, const BufferOptions& opts,
                       const std::shared_ptr<BufferPool>& pool,
-                      BufferPool::Lease* lease = nullptr) {
+                      BufferPool::Lease* lease = nullptr, bool zero_reused = true) {
     if (!pool) return carve(from, count, opts);
     const std::size_t need = bytes_for(count, opts);
     Buffer b;
@@ -118,7 +119,7 @@ class Buffer {
       b.reservation_ = std::move(blk->paid);
       b.pages_ = std::move(blk->pages);
       b.count_ = count;
-      zero(b.pages_.data(), need);
+      if (zero_reused) zero(b.pages_.data(), need);
     } else {
       b = carve(from, count, opts);
     }

@@ -9,6 +9,7 @@
 #include "msm/msm.hpp"
 #include "pipeline/prover.hpp"
 #include "splitprove/error.hpp"
+#include "util/env.hpp"
 #include "util/memory.hpp"
 #include "util/random.hpp"
 #include "zk/stages.hpp"
@@ -201,12 +202,19 @@ Synthesized<E> Prover<E>::synthesize(const circuit::PartitionSource<Fr>& source,
         "partition {}: admission holds {} (and recycled pages {}), its life costs {}", index,
         mem::format_bytes(admission.bytes()), mem::format_bytes(lease.bytes()),
         mem::format_bytes(cost.life())));
-  const auto counts = buffer_counts(source.shape());
+  const circuit::Shape shape = source.shape();
+  const auto counts = buffer_counts(shape);
   Synthesized<E> s;
   s.index = index;
   mem::Buffer<Fr>* bufs[] = {&s.z, &s.a, &s.b, &s.g2_input};
+  // Recycled pages keep their last partition's values: z, a, b are zeroed unless the source
+  // writes every value; the G2 input never (compact_g2_scalars writes every slot).
+  // SPLITPROVE_ZERO_RECYCLED=1 zeroes every recycled buffer (for A/B runs).
+  static const bool zero_all = util::env_flag("SPLITPROVE_ZERO_RECYCLED");
   for (std::size_t i = 0; i < counts.size(); ++i)
-    *bufs[i] = mem::Buffer<Fr>::carve(admission, counts[i], opts_, pool_, &lease);
+    *bufs[i] = mem::Buffer<Fr>::carve(
+        admission, counts[i], opts_, pool_, &lease,
+        zero_all || (bufs[i] != &s.g2_input && !shape.fills_every_value));
   s.rest = std::move(admission);
   source.synthesize(index, s.z.span(), s.a.span(), s.b.span(), stop);
   if (stop.stop_requested()) return s;

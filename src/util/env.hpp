@@ -1,6 +1,6 @@
 #pragma once
 // Switches read from the environment, for A/B runs (SPLITPROVE_POOL_FIFO, SPLITPROVE_POOL_NEAR_FIT,
-// SPLITPROVE_STREAM_PRIORITY, ...).
+// SPLITPROVE_STREAM_PRIORITY, SPLITPROVE_ZERO_RECYCLED, ...).
 #include <cstdlib>
 
 namespace splitprove::util {
