@@ -45,9 +45,9 @@ struct GpuOptions {
   std::string name;
   // One stage's kernels at a time: the GPU stage's (from c = a∘b to the last MSM over z) and a G2
   // MSM's take turns (Gpu::compute_turn) instead of sharing the SMs, while copies still overlap
-  // them. Off (they run side by side): at 2^24 on an H100 (ce25b86, bench/RESULTS.md) the kernels
-  // then ran at their solo speed but the turn's wait took what that saved; 2^27 is still to be
-  // measured. SPLITPROVE_GPU_SERIAL=1 turns it on.
+  // them. Off (they run side by side) until turning it on has passed the GPU tests: on an H200
+  // (c81c9fb, bench/RESULTS.md) it tied at 2^24 (the turn's wait takes what the kernels' solo
+  // speed saves) and was 2.5 % faster at 2^27. SPLITPROVE_GPU_SERIAL=1 turns it on.
   bool serial_compute = serial_compute_from_env();
   static bool serial_compute_from_env();
 };
