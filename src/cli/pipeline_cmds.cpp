@@ -285,8 +285,8 @@ void run_sweep(BenchArgs& a, unsigned k) {
     for (const Row& base : cells)
       if (base.j == r.j && base.gw == r.gw && base.pw == 1 && r.pps < base.pps) {
         never_slower = false;
-        checks += fmt::format("- pw={} gw={} j={}: {:.2f} partitions/s, below pw=1's {:.2f}\n",
-                              r.pw, r.gw, r.j, r.pps, base.pps);
+        checks += fmt::format("- pw={} gw={} j={}: {:.3f} partitions/s, {:.1f} % below pw=1's {:.3f}\n",
+                              r.pw, r.gw, r.j, r.pps, 100.0 * (1.0 - r.pps / base.pps), base.pps);
       }
   checks = fmt::format(
                "backend: {}\ncircuit: {}\nruns: {}, every proof verified (by the engine and "
