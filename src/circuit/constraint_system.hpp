@@ -120,7 +120,12 @@ class ConstraintSystem {
     return n;
   }
   Shape shape() const {
-    return Shape{n_vars(), n_public, n_constraints, domain_size(), 0, {}};
+    Shape s;  // no scratch, no binary flags (NativeSource adds what it knows)
+    s.n_vars = n_vars();
+    s.n_public = n_public;
+    s.n_constraints = n_constraints;
+    s.domain_size = domain_size();
+    return s;
   }
   size_t b_dense_count() const { return size_t(std::count(b_density.begin(), b_density.end(), true)); }
 
