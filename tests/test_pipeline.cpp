@@ -405,6 +405,35 @@ TEST(PipelineEngine, BufferWarmUpFillsThePoolThatTheFirstPartitionsReuse) {
   EXPECT_EQ(engine.budget().books().used, engine.config().worker_scratch());
 }
 
+// The warm-up counts the partitions whose buffers are already idle in the pool: asked again for
+// as many it maps nothing, asked for more it maps only the difference.
+TEST(PipelineEngine, BufferWarmUpTopsThePoolUpToThePartitionsAskedFor) {
+  const auto& ch = chain();
+  auto ws = ch.witnesses(3, 41);
+  auto gpu = std::make_shared<ReleasingGpu>();
+  auto g2 = pipeline::cpu_g2_stage<E>();
+  const auto cost = pipeline::partition_cost<E>(ch.source(ws)->shape(), *ch.key, {}, *gpu, *g2);
+  pipeline::EngineConfig cfg;
+  cfg.synthesis_workers = 2;
+  cfg.fit_scratch(cost);
+  cfg.host_budget = cfg.worker_scratch() + 3 * cost.life();
+  pipeline::Engine<E> engine(cfg, gpu, g2);
+  const pipeline::JobSpec<E> spec{ch.source(ws), ch.key, ws.size()};
+  EXPECT_EQ(engine.warm_buffers(spec, 1), 1u);
+  const auto one = engine.pool_stats().idle_blocks;
+  EXPECT_GT(one, 0u);
+  EXPECT_EQ(engine.warm_buffers(spec, 1), 0u);
+  EXPECT_EQ(engine.pool_stats().idle_blocks, one);
+  EXPECT_EQ(engine.warm_buffers(spec, 3), 2u);
+  EXPECT_EQ(engine.pool_stats().idle_blocks, 3 * one);
+  EXPECT_EQ(engine.warm_buffers(spec, 3), 0u);
+  EXPECT_EQ(engine.budget().books()[mem::Tag::pinned].bytes, engine.pool_stats().idle_bytes);
+  expect_valid(engine.wait(engine.submit(spec)), *ch.key, ws);
+  EXPECT_EQ(engine.pool_stats().reused, 3 * one);  // three partitions, each on warm pages
+  engine.shutdown();
+  EXPECT_EQ(engine.budget().books().used, 0u);
+}
+
 // Under a budget of two partitions with more synthesis workers than that, the admitting partition
 // takes the pages of partitions that die while it waits (instead of each partition mapping fresh
 // ones): every proof verifies, the books stay within the budget, nothing is left after shutdown.

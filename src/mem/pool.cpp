@@ -119,6 +119,11 @@ void BufferPool::trim() noexcept {
   gone.clear();
 }
 
+std::size_t BufferPool::idle_count(std::size_t mapped_bytes, bool pinned) const {
+  std::lock_guard lk(mu_);
+  return idle_.count({mapped_bytes, pinned});
+}
+
 BufferPool::Stats BufferPool::stats() const {
   std::lock_guard lk(mu_);
   Stats s = stats_;

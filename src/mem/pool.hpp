@@ -109,6 +109,8 @@ class BufferPool {
   // Unmaps every idle block; their bytes go back to their budgets.
   void trim() noexcept;
   Stats stats() const;
+  // Idle blocks of exactly `mapped_bytes` and this pinning.
+  std::size_t idle_count(std::size_t mapped_bytes, bool pinned) const;
 
  private:
   const std::uint64_t max_idle_;

@@ -237,12 +237,13 @@ class Engine {
   // Fails the job with "cancelled" (no effect on a finished or unknown job).
   void cancel(std::uint64_t id);
 
-  // The buffer warm-up, before work (a daemon's start, a benchmark's cold start): maps the buffers
-  // of `partitions` partitions of `spec`'s shape, every page faulted in (and pinned when the
-  // backend copies them), in parallel, and keeps them idle in the pool (booked, tag pinned), so
-  // the first partitions reuse warm pages instead of faulting and pinning fresh ones while the
-  // device waits. Stops early at what the budget has room for now. Returns the partitions warmed
-  // (0 without recycled buffers).
+  // The buffer warm-up, before work (a daemon's start, a benchmark's cold start): until the pool
+  // holds idle buffers for `partitions` partitions of `spec`'s shape (those already idle count),
+  // maps one more partition's, every page faulted in (and pinned when the backend copies them),
+  // in parallel, and keeps them idle in the pool (booked, tag pinned), so the first partitions
+  // reuse warm pages instead of faulting and pinning fresh ones while the device waits. Stops
+  // early at what the budget has room for now. Returns the partitions whose buffers it made (0
+  // without recycled buffers).
   std::uint32_t warm_buffers(const JobSpec<E>& spec, std::uint32_t partitions);
   // Makes `key` ready on every device (GpuStage/G2Stage::prepare: its points resident, the
   // domain's twiddles made) before its first partition: a daemon's key preload, a benchmark's cold

@@ -220,15 +220,16 @@ std::uint32_t Engine<E>::warm_buffers(const JobSpec<E>& spec, std::uint32_t part
   if (!pool_ || partitions == 0) return 0;
   const PartitionCost cost = cost_of(spec);
   if (cost.life() > budget_.capacity()) return 0;  // submit() refuses such a job by name
+  const Prover<E> prover(spec.key, devices_[0].gpu, devices_[0].g2, cfg_.buffers, pool_);
+  const auto shape = spec.source->shape();
+  const std::uint32_t idle = prover.idle_partitions(shape);
   std::vector<mem::Reservation> paid;
-  for (std::uint32_t i = 0; i < partitions; ++i) {
+  for (std::uint32_t i = idle; i < partitions; ++i) {
     auto r = budget_.try_reserve(cost.life(), mem::Tag::synthesis);
     if (!r) break;
     paid.push_back(std::move(*r));
   }
   if (paid.empty()) return 0;
-  const Prover<E> prover(spec.key, devices_[0].gpu, devices_[0].g2, cfg_.buffers, pool_);
-  const auto shape = spec.source->shape();
   // One partition per chunk: the kernel faults (and the driver pins) several mappings at once.
   util::parallel_for(
       paid.size(),

@@ -307,6 +307,9 @@ class Prover {
   // are), and lets them die into the pool, where partitions' buffers then find them. Nothing
   // without a pool.
   void warm_pool(const circuit::Shape& shape, mem::Reservation paid) const;
+  // Partitions of `shape` whose every buffer an idle block of the pool would serve now (0 without
+  // a pool).
+  std::uint32_t idle_partitions(const circuit::Shape& shape) const;
   bool recycles() const { return pool_ != nullptr; }
   mem::BufferPool* pool() const { return pool_.get(); }
 

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
+#include <map>
 
 #include "mem/units.hpp"
 #include "msm/msm.hpp"
@@ -241,6 +243,19 @@ void Prover<E>::warm_pool(const circuit::Shape& shape, mem::Reservation paid) co
   populated.populate = true;
   for (const std::size_t n : buffer_counts(shape))
     if (n > 0) (void)mem::Buffer<Fr>::carve(paid, n, populated, pool_);  // dies into the pool
+}
+
+template <class E>
+std::uint32_t Prover<E>::idle_partitions(const circuit::Shape& shape) const {
+  if (!pool_) return 0;
+  const bool pinned = mem::pins_pages(opts_);
+  std::map<std::size_t, std::size_t> per_partition;  // mapped bytes -> buffers of that size
+  for (const std::size_t n : buffer_counts(shape))
+    if (n > 0) ++per_partition[mem::Buffer<Fr>::bytes_for(n, opts_)];
+  std::size_t sets = std::numeric_limits<std::uint32_t>::max();
+  for (const auto& [bytes, count] : per_partition)
+    sets = std::min(sets, pool_->idle_count(bytes, pinned) / count);
+  return per_partition.empty() ? 0 : std::uint32_t(sets);
 }
 
 template <class E>
