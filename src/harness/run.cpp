@@ -177,8 +177,8 @@ RunReport run_jobs(const RunOptions& o, const std::function<JobSpec<E>(std::uint
   const double key_made_before = key_make_s();
   // The buffer warm-up: the partitions the workers hold at once; after the warm-up job, those of
   // the GPU queue too where the model counts it (a GPU stage slower than synthesis keeps it full;
-  // at 2^27 on an H200 the first measured GPU stage took 5.3 s against 2.7 while the partition
-  // that would fill the queue made its 14 GiB of buffers fresh beside it).
+  // at 2^27 on an H200 the first measured GPU stage took 3.3-5.3 s against 2.7-3.0 for the nine
+  // after it, while the partition that would fill the queue made its 14 GiB of buffers fresh).
   const std::uint64_t all_partitions = std::uint64_t(o.jobs) * o.partitions;
   const std::uint64_t busy = std::uint64_t(engine.config().synthesis_workers) +
                              engine.config().total_gpu_workers();
