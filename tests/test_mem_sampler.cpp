@@ -145,3 +145,72 @@ TEST(MemPlot, SvgShowsRssBooksBaselinePeakAndModel) {
   std::string pts = svg.substr(line_start, pos - line_start);
   EXPECT_EQ(std::count(pts.begin(), pts.end(), ','), 51);
 }
+
+TEST(MemSampler, TrimmingEventsKeepsTheFirstWorkStart) {
+  // A service marks a work window per busy spell for days: the oldest events go, but the first
+  // work_start (where the verdict's baseline ends) stays.
+  SamplerOptions o{1ms, false};
+  o.max_events = 8;
+  MemorySampler sampler(nullptr, o);
+  for (int i = 0; i < 50; ++i) {
+    sampler.mark(kWorkStart);
+    sampler.mark(kWorkEnd);
+  }
+  const auto tl = sampler.timeline();
+  ASSERT_LT(tl.events.size(), 8u);
+  EXPECT_EQ(tl.events.front().label, kWorkStart);
+  EXPECT_EQ(tl.events.back().label, kWorkEnd);
+  EXPECT_EQ(tl.first_event(kWorkStart), tl.events.front().t);
+  EXPECT_LT(*tl.first_event(kWorkStart), tl.events[1].t);  // the ones after it are later ones
+}
+
+TEST(MemSampler, BooksComeFromAFunctionWhenGiven) {
+  MemoryBudget a(64 * MiB, "a"), b(64 * MiB, "b");
+  auto ra = a.try_reserve(3 * MiB, Tag::srs);
+  auto rb = b.try_reserve(5 * MiB, Tag::pinned);
+  ASSERT_TRUE(ra && rb);
+  MemorySampler sampler(
+      [&] {
+        BudgetBooks s;
+        for (const MemoryBudget* m : {&a, &b}) {
+          const auto k = m->books();
+          s.used += k.used;
+          for (std::size_t t = 0; t < kTagCount; ++t) s.tags[t].bytes += k.tags[t].bytes;
+        }
+        return s;
+      },
+      SamplerOptions{1ms, false});
+  sampler.sample_now();
+  const auto tl = sampler.timeline();
+  ASSERT_EQ(tl.samples.size(), 1u);
+  EXPECT_EQ(tl.samples[0].budget_used, 8 * MiB);
+  EXPECT_EQ(tl.samples[0].books[std::size_t(Tag::srs)], 3 * MiB);
+  EXPECT_EQ(tl.samples[0].books[std::size_t(Tag::pinned)], 5 * MiB);
+  EXPECT_EQ(held_on_purpose(tl.samples[0]), 8 * MiB);
+}
+
+TEST(MemPlot, WallClockAxisAndTheVerdictsTolerances) {
+  Timeline tl;
+  for (int i = 0; i <= 60; ++i) {
+    Sample s;
+    s.t = i * 60.0;  // an hour, a sample a minute
+    s.rss = 50 * MiB + ((i > 10 && i < 40) ? 100 * MiB : 0);
+    s.budget_used = s.rss - 50 * MiB;
+    s.books[std::size_t(Tag::gpu)] = s.budget_used;
+    tl.samples.push_back(s);
+  }
+  tl.events = {{600.0, std::string(kWorkStart)}, {2500.0, std::string(kWorkEnd)}};
+  tl.set_meta(std::string(kMetaModelWorkBytes), std::to_string(120 * MiB));
+  const Verdict v = analyze(tl);
+  ASSERT_TRUE(v.accumulation_above);
+  PlotOptions po;
+  po.epoch_ms = 1796688000000.0;  // 2026-12-08 00:00:00 UTC
+  const std::string svg = render_svg(tl, v, po);
+  EXPECT_NE(svg.find("time (UTC)"), std::string::npos);
+  EXPECT_EQ(svg.find("time (s)"), std::string::npos);
+  EXPECT_NE(svg.find(">00:10<"), std::string::npos) << "ticks at round wall-clock minutes";
+  EXPECT_NE(svg.find("leak: drain above baseline + 16.0 MiB"), std::string::npos);
+  EXPECT_NE(svg.find("accumulation above " + format_bytes(*v.accumulation_above)), std::string::npos);
+  // Without an epoch the axis stays in seconds since start.
+  EXPECT_NE(render_svg(tl, v).find("time (s)"), std::string::npos);
+}

@@ -168,3 +168,28 @@ TEST(MemUnits, SizesAndDurationsParseAndErrorsNameTheOption) {
   EXPECT_EQ(format_bytes(100), "100 B");
   EXPECT_EQ(format_signed_bytes(-std::int64_t(2 * MiB)), "-2.00 MiB");
 }
+
+TEST(MemTimeline, DrainedPartStopsAtAnOpenWorkWindow) {
+  Timeline tl;
+  for (int i = 0; i < 10; ++i) {
+    Sample s;
+    s.t = i;
+    s.rss = 100 + std::uint64_t(i);
+    tl.samples.push_back(s);
+  }
+  EXPECT_FALSE(drained_part(tl)) << "no work yet";
+  tl.events = {{1.5, std::string(kWorkStart)}};
+  EXPECT_FALSE(drained_part(tl)) << "working since the first job";
+  tl.events.push_back({3.5, std::string(kWorkEnd)});
+  ASSERT_TRUE(drained_part(tl));
+  EXPECT_EQ(drained_part(tl)->samples.size(), 10u) << "idle now: all of it";
+  tl.events.push_back({6.5, std::string(kWorkStart)});
+  tl.events.push_back({6.6, "job_start:7"});
+  const auto d = drained_part(tl);
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->samples.size(), 7u) << "the samples of the open window are not judged";
+  EXPECT_EQ(d->samples.back().t, 6.0);
+  EXPECT_EQ(d->last_event(kWorkStart), 1.5);
+  EXPECT_EQ(d->last_event(kWorkEnd), 3.5);
+  EXPECT_FALSE(d->last_event("job_start:7"));
+}

@@ -144,3 +144,81 @@ TEST(MemVerdict, ReportAndJsonCarryTheNumbers) {
   EXPECT_EQ(j["model_work_bytes"], 500 * MiB);
   EXPECT_EQ(j["after_drain_bytes"], 102 * MiB);
 }
+
+namespace {
+
+// synthetic(), with `held` bytes booked under srs/pinned/scratch (a third each) from work_end on:
+// what a service keeps after its first job (a resident key, pooled buffers, workers' scratch).
+Timeline held_after_work(std::uint64_t peak_above, std::uint64_t after_above, std::uint64_t held) {
+  Timeline tl = synthetic(peak_above, after_above);
+  for (Sample& s : tl.samples) {
+    if (s.t <= 9.0) continue;
+    s.books = {};
+    s.books[std::size_t(Tag::srs)] = held / 3;
+    s.books[std::size_t(Tag::pinned)] = held / 3;
+    s.books[std::size_t(Tag::scratch)] = held - 2 * (held / 3);
+    s.budget_used = held;
+  }
+  tl.set_meta(std::string(kMetaModelWorkBytes), std::to_string(5000 * MiB));
+  return tl;
+}
+
+}  // namespace
+
+TEST(MemVerdict, MemoryHeldOnPurposeAfterWorkIsNotALeak) {
+  // 75 MiB stayed, all of it booked as keys, pools and scratch: bounded, and the reason says so.
+  Verdict v = analyze(held_after_work(1500 * MiB, 75 * MiB, 75 * MiB));
+  EXPECT_EQ(v.verdict, VerdictClass::bounded) << v.reason;
+  EXPECT_EQ(v.drain_delta, std::int64_t(75 * MiB));
+  EXPECT_EQ(v.held_baseline, 0u);
+  EXPECT_EQ(v.held_after, 75 * MiB);
+  EXPECT_EQ(v.unheld_drain_delta, 0);
+  EXPECT_NE(v.reason.find("held on purpose"), std::string::npos) << v.reason;
+  // 300 MiB stayed with the same 75 MiB held: the 225 MiB beyond the books is a leak.
+  Verdict leak = analyze(held_after_work(1500 * MiB, 300 * MiB, 75 * MiB));
+  EXPECT_EQ(leak.verdict, VerdictClass::leak) << leak.reason;
+  EXPECT_EQ(leak.unheld_drain_delta, std::int64_t(225 * MiB));
+  EXPECT_NE(leak.reason.find("beyond what the books hold"), std::string::npos) << leak.reason;
+  EXPECT_NE(format_report(leak).find("held:"), std::string::npos);
+  EXPECT_EQ(to_json(leak)["unheld_drain_delta_bytes"], 225 * MiB);
+}
+
+TEST(MemVerdict, BooksOfWorkLeftAfterDrainAreNotHeldOnPurpose) {
+  // The same 75 MiB, booked under gpu (a reservation of work never given back): a leak.
+  Timeline tl = held_after_work(1500 * MiB, 75 * MiB, 75 * MiB);
+  for (Sample& s : tl.samples)
+    if (s.t > 9.0) {
+      s.books = {};
+      s.books[std::size_t(Tag::gpu)] = 75 * MiB;
+    }
+  EXPECT_EQ(analyze(tl).verdict, VerdictClass::leak);
+}
+
+TEST(MemVerdict, BooksReleasedWhoseMemoryWasNeverResidentAreNotALeak) {
+  // Scratch booked before work (not resident) and given back at the end: RSS came back to the
+  // baseline, the books fell by 200 MiB; no growth of what is held, nothing counts against it.
+  Timeline tl = synthetic(1000 * MiB, 0);
+  tl.set_meta(std::string(kMetaModelWorkBytes), std::to_string(5000 * MiB));
+  for (Sample& s : tl.samples)
+    if (s.t < 1.0) s.books[std::size_t(Tag::scratch)] = 200 * MiB;
+  const Verdict v = analyze(tl);
+  EXPECT_EQ(v.verdict, VerdictClass::bounded) << v.reason;
+  EXPECT_EQ(v.held_baseline, 200 * MiB);
+  EXPECT_EQ(v.unheld_drain_delta, 0);
+}
+
+TEST(MemVerdict, WithoutAModelTheBooksPeakCanServeAsOne) {
+  Timeline tl = synthetic(1000 * MiB, 0);  // books follow RSS: all of it was admitted
+  VerdictOptions o;
+  o.no_model_hint = " (give --model-bytes)";
+  const Verdict unknown = analyze(tl, o);
+  EXPECT_EQ(unknown.verdict, VerdictClass::unknown);
+  EXPECT_NE(unknown.reason.find("(give --model-bytes)"), std::string::npos) << unknown.reason;
+  o.books_as_model = true;
+  const Verdict v = analyze(tl, o);
+  EXPECT_EQ(v.verdict, VerdictClass::bounded) << v.reason;
+  EXPECT_EQ(*v.model_work_bytes, 1000 * MiB);
+  // 400 MiB resident that no reservation stood for: above the books' peak.
+  Timeline unbooked = synthetic(1000 * MiB, 0, 400 * MiB);
+  EXPECT_EQ(analyze(unbooked, o).verdict, VerdictClass::accumulation);
+}

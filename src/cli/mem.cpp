@@ -39,6 +39,7 @@ struct VerdictArgs {
     if (!tolerance.empty()) o.tolerance = parse_size(tolerance, "--tolerance");
     if (!model_bytes.empty()) o.model_work_bytes = parse_size(model_bytes, "--model-bytes");
     o.slack = slack;
+    o.no_model_hint = " (give --model-bytes)";
     return o;
   }
 };

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <ctime>
 #include <fstream>
 
 #include "mem/units.hpp"
@@ -37,6 +38,28 @@ double nice_step(double range, int target) {
   return n * mag;
 }
 
+// A wall-clock step (seconds) giving about `target` ticks over `range` seconds.
+double clock_step(double range, int target) {
+  static constexpr double kSteps[] = {1,    2,    5,     10,    15,    30,    60,     120,
+                                      300,  600,  900,   1800,  3600,  7200,  10800,  21600,
+                                      43200, 86400, 172800, 604800, 1209600, 2592000};
+  for (double s : kSteps)
+    if (range / s <= target) return s;
+  return kSteps[std::size(kSteps) - 1];
+}
+
+// A tick's label at Unix time `unix_s` (UTC): the date where the axis spans days, seconds where
+// it spans minutes.
+std::string clock_label(double unix_s, double range_s) {
+  const std::time_t tt = std::time_t(std::floor(unix_s));
+  std::tm tm{};
+  gmtime_r(&tt, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, range_s > 2 * 86400.0 ? "%m-%d %H:%M" : range_s > 600 ? "%H:%M" : "%H:%M:%S",
+                &tm);
+  return buf;
+}
+
 }  // namespace
 
 std::string render_svg(const Timeline& tl, const Verdict& v, const PlotOptions& opts) {
@@ -60,6 +83,7 @@ std::string render_svg(const Timeline& tl, const Verdict& v, const PlotOptions& 
     for (auto d : s.device) ymax = std::max(ymax, double(d));
   }
   if (v.expected_peak) ymax = std::max(ymax, double(*v.expected_peak));
+  if (v.accumulation_above) ymax = std::max(ymax, double(*v.accumulation_above));
   // The budget line only when it is on the same scale (an "unlimited" budget would flatten all).
   std::uint64_t capacity = 0;
   for (const Sample& s : tl.samples) capacity = std::max(capacity, s.budget_capacity);
@@ -105,16 +129,20 @@ std::string render_svg(const Timeline& tl, const Verdict& v, const PlotOptions& 
     o += fmt::format("<text x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\">{:g}</text>\n", ml - 6,
                      py + 4, y);
   }
-  double xstep = nice_step(t1 - t0, 8);
-  for (double t = std::ceil(t0 / xstep) * xstep; t <= t1 + 1e-9; t += xstep) {
+  // Ticks at round values of the axis's own clock: seconds since start, or wall-clock (UTC).
+  const bool wall = opts.epoch_ms > 0;
+  const double origin = wall ? opts.epoch_ms / 1000.0 : 0;
+  double xstep = wall ? clock_step(t1 - t0, 8) : nice_step(t1 - t0, 8);
+  for (double t = std::ceil((origin + t0) / xstep) * xstep - origin; t <= t1 + 1e-9; t += xstep) {
     double px = X(t);
     o += fmt::format("<line x1=\"{:.1f}\" y1=\"{}\" x2=\"{:.1f}\" y2=\"{}\" stroke=\"#eee\"/>\n",
                      px, mt, px, mt + ph);
-    o += fmt::format("<text x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\">{:g}</text>\n", px,
-                     mt + ph + 16, t);
+    o += fmt::format("<text x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", px,
+                     mt + ph + 16,
+                     wall ? clock_label(origin + t, t1 - t0) : fmt::format("{:g}", t));
   }
-  o += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">time (s)</text>\n", ml + pw / 2,
-                   H - 14);
+  o += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", ml + pw / 2,
+                   H - 14, wall ? "time (UTC)" : "time (s)");
   o += fmt::format(
       "<text x=\"18\" y=\"{}\" text-anchor=\"middle\" transform=\"rotate(-90 18 {})\">memory "
       "({})</text>\n",
@@ -161,6 +189,13 @@ std::string render_svg(const Timeline& tl, const Verdict& v, const PlotOptions& 
   if (v.expected_peak)
     hline(double(*v.expected_peak), "#c0392b", "8 3 2 3",
           "model " + format_bytes(*v.expected_peak));
+  // The verdict's tolerances: a drain above the first line (with what the books hold on purpose
+  // added) is a leak, a peak above the second is accumulation.
+  hline(double(v.baseline + v.tolerance + (v.held_after > v.held_baseline ? v.held_after - v.held_baseline : 0)),
+        "#e67e22", "1 3", "leak: drain above baseline + " + format_bytes(v.tolerance));
+  if (v.accumulation_above)
+    hline(double(*v.accumulation_above), "#c0392b", "1 3",
+          "accumulation above " + format_bytes(*v.accumulation_above));
   if (show_budget)
     hline(double(capacity + v.baseline), "#8e44ad", "2 2",
           "baseline+budget " + format_bytes(capacity + v.baseline));

@@ -8,7 +8,11 @@
 namespace splitprove::mem {
 
 MemorySampler::MemorySampler(const MemoryBudget* budget, SamplerOptions opts)
-    : budget_(budget), opts_(opts), t0_(std::chrono::steady_clock::now()) {
+    : MemorySampler(budget ? BooksSource([budget] { return budget->books(); }) : BooksSource(),
+                    opts) {}
+
+MemorySampler::MemorySampler(BooksSource books, SamplerOptions opts)
+    : books_(std::move(books)), opts_(opts), t0_(std::chrono::steady_clock::now()) {
   if (opts_.interval.count() <= 0) throw Error("memory sampler: interval must be > 0 ms");
 }
 
@@ -23,6 +27,17 @@ void MemorySampler::add_device_source(std::string name, DeviceMemorySource sourc
 
 void MemorySampler::start() {
   if (thread_.joinable()) throw Error("memory sampler: already started");
+  {
+    // The timeline's own storage made resident before the first sample, so that it is part of
+    // the baseline rather than growth during the work (up to this many samples and events).
+    std::lock_guard lk(mu_);
+    const std::size_t samples = opts_.max_samples ? opts_.max_samples : kPresizedSamples;
+    const std::size_t events = opts_.max_events ? opts_.max_events : kPresizedEvents;
+    tl_.samples.resize(samples);
+    tl_.samples.clear();
+    tl_.events.resize(events, Event{0, std::string(15, ' ')});
+    tl_.events.clear();
+  }
   thread_ = std::jthread([this](const std::stop_token& st) { run(st); });
 }
 
@@ -43,16 +58,19 @@ void MemorySampler::mark(std::string_view label) {
   // Keep events in time order even if two threads race between now() and the lock.
   if (!tl_.events.empty() && t < tl_.events.back().t) t = tl_.events.back().t;
   tl_.events.push_back({t, std::string(label)});
-  if (opts_.max_events && tl_.events.size() >= opts_.max_events)
-    tl_.events.erase(tl_.events.begin(), tl_.events.begin() + std::ptrdiff_t(tl_.events.size() / 2));
+  if (opts_.max_events && tl_.events.size() >= opts_.max_events) {
+    // The oldest half goes, but a first work_start stays: the verdict's baseline ends there.
+    const auto from = tl_.events.begin() + (tl_.events.front().label == kWorkStart ? 1 : 0);
+    tl_.events.erase(from, from + std::ptrdiff_t(tl_.events.size() / 2));
+  }
 }
 
 void MemorySampler::sample_now() {
   Sample s;
   // Read the books and /proc back to back so that they describe the same moment as closely as
   // possible; the books first (a reservation precedes its allocation, so RSS lags the books).
-  if (budget_) {
-    BudgetBooks b = budget_->books();
+  if (books_) {
+    const BudgetBooks b = books_();
     s.budget_capacity = b.capacity;
     s.budget_used = b.used;
     s.budget_waiting = b.waiting;

@@ -24,6 +24,10 @@ namespace splitprove::mem {
 // time; recorded as 0). A CUDA backend adds one per GPU (cudaMemGetInfo / its own budget).
 using DeviceMemorySource = std::function<std::optional<std::uint64_t>()>;
 
+// A source of budget books: what one or several budgets hold now (the daemon sums the books of its
+// engines' budgets, which exist only once an engine is made). Called from the sampler's thread.
+using BooksSource = std::function<BudgetBooks()>;
+
 struct SamplerOptions {
   std::chrono::milliseconds interval{100};
   // The anon/file split from /proc/self/status (read_process_memory). Off: RSS only (statm).
@@ -36,10 +40,15 @@ struct SamplerOptions {
   std::size_t max_events = 0;
 };
 
+// Unbounded samplers still make room for this many samples and events, resident, at start().
+inline constexpr std::size_t kPresizedSamples = 8192, kPresizedEvents = 2048;
+
 class MemorySampler {
  public:
   // `budget` may be null (no books recorded).
   explicit MemorySampler(const MemoryBudget* budget = nullptr, SamplerOptions opts = {});
+  // The books from a function instead of one budget (it must stay callable until stop()).
+  MemorySampler(BooksSource books, SamplerOptions opts);
   ~MemorySampler();
   MemorySampler(const MemorySampler&) = delete;
   MemorySampler& operator=(const MemorySampler&) = delete;
@@ -68,7 +77,7 @@ class MemorySampler {
   void run(const std::stop_token& st);
   void thin();  // with mu_ held: every other sample, the first, the peak and the last kept
 
-  const MemoryBudget* budget_;
+  BooksSource books_;  // empty: no books recorded
   SamplerOptions opts_;
   std::chrono::steady_clock::time_point t0_;
   std::vector<DeviceMemorySource> sources_;

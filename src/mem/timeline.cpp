@@ -380,6 +380,18 @@ Timeline load_timeline(const std::string& path) {
   return read_csv(f, path);
 }
 
+std::optional<Timeline> drained_part(const Timeline& tl) {
+  const auto end = tl.last_event(kWorkEnd);
+  if (!end) return std::nullopt;
+  const auto start = tl.last_event(kWorkStart);
+  if (!start || *start <= *end) return tl;
+  Timeline out = tl;
+  std::erase_if(out.samples, [&](const Sample& s) { return s.t >= *start; });
+  std::erase_if(out.events, [&](const Event& e) { return e.t >= *start && e.label != kWorkEnd; });
+  if (out.samples.empty()) return std::nullopt;
+  return out;
+}
+
 Timeline downsample(const Timeline& tl, std::size_t max_samples) {
   if (max_samples == 0 || tl.samples.size() <= max_samples) return tl;
   Timeline out;

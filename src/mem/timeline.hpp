@@ -33,6 +33,10 @@ inline constexpr std::string_view kWorkEnd = "work_end";
 inline constexpr std::string_view kMetaModelWorkBytes =
     "model_work_bytes";  // model's Σ (no baseline)
 inline constexpr std::string_view kMetaBudgetBytes = "budget_bytes";
+// Measured memory of the runtime itself that no book stands for (allocator arenas and their free
+// chunks, thread stacks, lazily made caches): added to the model after the budget's cap, since
+// the budget bounds the books, not the runtime.
+inline constexpr std::string_view kMetaRuntimeBytes = "runtime_bytes";
 
 struct Sample {
   double t = 0;  // seconds since the sampler started
@@ -81,6 +85,11 @@ void save_csv(const Timeline& tl, const std::string& path);
 void save_jsonl(const Timeline& tl, const std::string& path);
 // Reads a .csv, or a .jsonl / .json file (by extension). Throws splitprove::Error naming the file.
 Timeline load_timeline(const std::string& path);
+
+// The part of a service's timeline that can be judged now: everything before the start of a work
+// window still open (its samples are neither work that ended nor idle after it), that start's
+// event dropped. nullopt when no work window has ended yet.
+std::optional<Timeline> drained_part(const Timeline& tl);
 
 // At most `max_samples` samples: the samples are cut into equal runs and each run keeps its sample
 // with the highest RSS, so the peak survives. Events and metadata are kept whole.

@@ -6,15 +6,20 @@
 //   plateau     median RSS between work_start and work_end (the level the run sat at)
 //   after drain median RSS after `work_end` (the last sample if there is none after it)
 //   unaccounted RSS - baseline - budget books: bytes resident that no reservation stands for
+//   held        held_on_purpose()'s median over the same samples as baseline and after drain: the
+//               books that stay while no work runs (resident keys, pooled buffers, workers'
+//               scratch); the books of work (synthesis, gpu, g2, finalize) are not among them
 //
-//   leak          after drain - baseline > tolerance: memory did not come back when work drained
+//   leak          after drain - baseline - (held after - held before, when it grew) > tolerance:
+//                 memory that nothing holds on purpose did not come back when work drained
 //   accumulation  it came back, but peak - baseline > model × (1 + slack) + tolerance: buffers
 //                 outlived the work that needed them, multiplied by concurrency
 //   bounded       it came back and the peak stayed within the model
 //   unknown       it came back, but there is no model to compare the peak with
 //
 // The model's work bytes come from the options, else from the timeline's `model_work_bytes` meta;
-// a budget (meta `budget_bytes`) caps them (peak can be no higher than baseline + budget).
+// a budget (meta `budget_bytes`) caps them (the books can hold no more than the budget), and the
+// runtime's measured memory (meta `runtime_bytes`) is added after the cap.
 #include <cstdint>
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
@@ -28,11 +33,20 @@ namespace splitprove::mem {
 enum class VerdictClass { bounded, accumulation, leak, unknown };
 std::string_view verdict_name(VerdictClass v);
 
+// The books a process holds on purpose with no work in flight: tags srs (resident keys), pinned
+// (pooled partition buffers) and scratch (workers' scratch).
+std::uint64_t held_on_purpose(const Sample& s);
+
 struct VerdictOptions {
   // Leak / accumulation tolerance; nullopt: max(16 MiB, 2% of peak RSS).
   std::optional<std::uint64_t> tolerance;
   double slack = 0.10;  // relative room above the model before it counts as accumulation
   std::optional<std::uint64_t> model_work_bytes;  // overrides the timeline's meta
+  // Without a model or budget: judge the peak against the highest the books held (everything
+  // resident above the baseline was admitted by a reservation). The daemon without --budget.
+  bool books_as_model = false;
+  // Appended to the reason when there is nothing to judge the peak against (e.g. a flag to give).
+  std::string no_model_hint;
 };
 
 struct Verdict {
@@ -47,9 +61,12 @@ struct Verdict {
   std::uint64_t plateau = 0;
   std::uint64_t after_drain = 0;
   std::int64_t drain_delta = 0;  // after_drain - baseline
+  std::uint64_t held_baseline = 0, held_after = 0;  // books' median before work / after drain
+  std::int64_t unheld_drain_delta = 0;  // drain_delta less the growth of what is held on purpose
   std::uint64_t tolerance = 0;
   std::optional<std::uint64_t> model_work_bytes;  // after the budget cap
   std::optional<std::uint64_t> expected_peak;     // baseline + model_work_bytes
+  std::optional<std::uint64_t> accumulation_above;  // a peak above it: model × (1 + slack) + tol
   std::uint64_t books_peak = 0;                   // highest budget_used sample
   std::uint64_t books_at_peak = 0;                // budget_used at the RSS peak
   std::int64_t unaccounted_at_peak = 0;           // peak - baseline - books_at_peak
