@@ -8,12 +8,16 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 
 #include "ec/curves.hpp"
 #include "io/json.hpp"
 #include "io/wtns.hpp"
 #include "mem/plot.hpp"
+#include "mem/process_memory.hpp"
+#include "mem/units.hpp"
 #include "mem/verdict.hpp"
 #include "pipeline/backend.hpp"
 #include "pipeline/circom_source.hpp"
@@ -86,9 +90,18 @@ Daemon::Daemon(DaemonConfig cfg) : cfg_(std::move(cfg)) {
     so.split_anon_file = false;
     so.max_samples = 4096;
     so.max_events = 1024;
-    // With --budget, the timeline carries the books of the engines' one budget beside RSS.
-    sampler_ = std::make_unique<mem::MemorySampler>(engines_->budget.get(), so);
+    // The timeline carries the books of the engines' budgets (the one budget with --budget, else
+    // each engine's own) beside RSS: what is held on purpose (resident keys, pooled buffers,
+    // scratch) is told apart from memory that no book stands for.
+    sampler_ = std::make_unique<mem::MemorySampler>([e = engines_.get()] { return e->all_books(); }, so);
+    sampler_epoch_ = now_ms();
     sampler_->start();
+  }
+  if (const char* leak = std::getenv("SPLITPROVE_TEST_LEAK_PER_PARTITION"); leak && *leak) {
+    test_leak_per_partition_ = mem::parse_size(leak, "SPLITPROVE_TEST_LEAK_PER_PARTITION");
+    log_event(spdlog::level::warn, "test_leak",
+              {{"bytes_per_partition", std::to_string(test_leak_per_partition_)},
+               {"detail", "test hook: every partition proved leaks this much on purpose"}});
   }
   for (std::uint32_t i = 0; i < cfg_.window; ++i) threads_.emplace_back([this] { driver(); });
   threads_.emplace_back([this] { collector(); });
@@ -202,7 +215,7 @@ DaemonStatus Daemon::status() {
   }
   try {
     const auto tl = sampler_->timeline();
-    const auto v = mem::analyze(tl);
+    const auto v = memory_verdict(tl);
     s.memory.verdict = std::string(mem::verdict_name(v.verdict));
     s.memory.text = v.reason;
     s.memory.rss = tl.samples.empty() ? 0 : tl.samples.back().rss;
@@ -259,7 +272,10 @@ void Daemon::driver() {
       if (idle_) idle_until_ = std::chrono::steady_clock::now() + std::chrono::milliseconds(200);
     }
     work_cv_.notify_all();  // found work: every driver claims; none: the next poller waits its turn
-    if (claims.empty()) continue;
+    if (claims.empty()) {
+      note_drain();
+      continue;
+    }
     run_partition(claims.front());
   }
 }
@@ -271,6 +287,10 @@ void Daemon::run_partition(const Claim& c) {
     if (stopping_) {
       store_->release(c);
       return;
+    }
+    if (!in_work_) {
+      in_work_ = true;
+      sampler_->mark(mem::kWorkStart);
     }
     running_[key] = Running{c, now_ms(), nullptr, false};
   }
@@ -413,6 +433,11 @@ void Daemon::run_partition(const Claim& c) {
       engine_stage_.erase({it->second.curve, it->second.engine_job});
       running_.erase(it);
     }
+    if (running_.empty()) drained_at_ = std::chrono::steady_clock::now();
+    if (ok && test_leak_per_partition_) {
+      test_leaked_.push_back(std::make_unique<char[]>(test_leak_per_partition_));
+      std::memset(test_leaked_.back().get(), 0x5a, test_leak_per_partition_);  // resident
+    }
   }
   work_cv_.notify_all();
   changed(c.job_id);
@@ -442,11 +467,35 @@ void Daemon::run_partition(const Claim& c) {
   }
 }
 
+mem::Verdict Daemon::memory_verdict(const mem::Timeline& tl) const {
+  // Judged on what has drained: the work since the first job against the idle level before it,
+  // held memory (resident keys, pooled buffers, scratch) told apart by the books. With --budget
+  // the peak is judged against it; without, against the most the books held.
+  mem::VerdictOptions o;
+  o.books_as_model = !cfg_.budget;
+  const auto judged = mem::drained_part(tl);
+  if (!judged) {
+    mem::Verdict v = mem::analyze(tl, o);
+    v.verdict = mem::VerdictClass::unknown;
+    v.reason = tl.last_event(mem::kWorkStart)
+                   ? "working since the first job: the verdict is given once work drains"
+                   : "no work yet: the verdict is given once the first job's work drains";
+    return v;
+  }
+  mem::Timeline t = *judged;
+  if (cfg_.budget) {
+    t.set_meta(std::string(mem::kMetaModelWorkBytes), std::to_string(cfg_.budget));
+    t.set_meta(std::string(mem::kMetaBudgetBytes), std::to_string(cfg_.budget));
+  }
+  return mem::analyze(t, o);
+}
+
 std::string Daemon::memory_svg() {
   const auto tl = sampler_->timeline();
   mem::PlotOptions po;
   po.title = "splitprove serve: memory since start";
-  return mem::render_svg(tl, mem::analyze(tl), po);
+  po.epoch_ms = double(sampler_epoch_);
+  return mem::render_svg(tl, memory_verdict(tl), po);
 }
 
 void Daemon::collector() {
@@ -481,6 +530,23 @@ void Daemon::work_arrived() {
 void Daemon::advertise(std::string listen) {
   std::lock_guard lk(mu_);
   advertise_ = std::move(listen);
+}
+
+void Daemon::note_drain() {
+  {
+    std::lock_guard lk(mu_);
+    if (!in_work_ || !running_.empty() ||
+        std::chrono::steady_clock::now() - drained_at_ < std::chrono::milliseconds(300))
+      return;
+  }
+  // The workers' freed heap scratch that the allocator still keeps goes back to the system first,
+  // so that the idle level after the work is what is really still allocated.
+  mem::trim_heap();
+  std::lock_guard lk(mu_);
+  if (!in_work_ || !running_.empty()) return;  // a partition started meanwhile: still working
+  in_work_ = false;
+  sampler_->mark(mem::kWorkEnd);
+  sampler_->sample_now();
 }
 
 void Daemon::heartbeat_loop() {

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "mem/sampler.hpp"
+#include "mem/verdict.hpp"
 #include "pipeline/backend.hpp"
 #include "service/store.hpp"
 
@@ -169,6 +170,8 @@ class Daemon {
   DaemonStatus status();
   // The memory timeline since start as an SVG (RSS over time, baseline and peak marked).
   std::string memory_svg();
+  // The verdict on the memory timeline, judged on the work that has drained.
+  mem::Verdict memory_verdict(const mem::Timeline& tl) const;
   // The daemon's own metrics (stage and job latency histograms), for /metrics.
   std::shared_ptr<prometheus::Registry> metrics() const { return metrics_; }
   bool accepting() const { return accepting_.load(); }
@@ -253,6 +256,17 @@ class Daemon {
 
   std::vector<std::thread> threads_;
   std::unique_ptr<mem::MemorySampler> sampler_;  // RSS (and the budget's books) every second, bounded
+  Millis sampler_epoch_ = 0;                      // wall-clock time of the sampler's t = 0
+  // The memory timeline's work windows (guarded by mu_): one opens when a partition starts with
+  // none running and closes once none has run for a moment (note_drain), after the allocator
+  // gave its free memory back, so that the verdict compares idle with idle.
+  bool in_work_ = false;
+  std::chrono::steady_clock::time_point drained_at_{};
+  void note_drain();  // closes the work window once drained (called by the idle drivers)
+  // Test hook (SPLITPROVE_TEST_LEAK_PER_PARTITION=SIZE): every partition proved keeps that many
+  // bytes resident for the daemon's life, so that tests can see the verdict call a leak a leak.
+  std::uint64_t test_leak_per_partition_ = 0;
+  std::vector<std::unique_ptr<char[]>> test_leaked_;  // guarded by mu_
   std::shared_ptr<prometheus::Registry> metrics_;
   struct Histograms;
   std::unique_ptr<Histograms> hist_;

@@ -136,6 +136,21 @@ struct Daemon::Engines {
     if (bls) bls->shutdown();
     if (bn) bn->shutdown();
   }
+  // The books of every budget the engines use, summed (capacity: the one budget's, else 0).
+  mem::BudgetBooks all_books() {
+    std::lock_guard lk(mu);
+    if (budget) return budget->books();
+    mem::BudgetBooks sum;
+    for (const mem::MemoryBudget* b : {bls ? &bls->budget() : nullptr, bn ? &bn->budget() : nullptr}) {
+      if (!b) continue;
+      const auto k = b->books();
+      sum.used += k.used;
+      sum.peak += k.peak;
+      sum.waiting += k.waiting;
+      for (std::size_t t = 0; t < k.tags.size(); ++t) sum.tags[t].bytes += k.tags[t].bytes;
+    }
+    return sum;
+  }
   void books(DaemonStatus& s) {
     std::lock_guard lk(mu);
     auto add_books = [&](const mem::BudgetBooks& b) {

@@ -7,6 +7,8 @@
 #                                                           during a Submit; nothing accepted is lost
 #   daemon.sh <splitprove> <source dir> <work dir> devices logical CPU devices, one faulting
 #                                                           (injected): jobs finish on the others
+#   daemon.sh <splitprove> <source dir> <work dir> memory  the memory verdict: bounded when idle
+#                                                           after work, leak with an injected leak
 # Exit 77 (skipped) where the node packages are absent (e2e's node part only).
 set -uo pipefail
 BIN="$1" SRC="$2" W="$3" CASE="$4"
@@ -286,6 +288,54 @@ PY
   for p in 0 1; do "$BIN" verify "$W/bls.vkey.json" "$W/out-after/public_$p.json" "$W/out-after/proof_$p.json" >/dev/null || fail "proof $p after the restart"; done
   stop_term
   echo "PASS devices: a faulting device's partitions finished on the others; with none left, claims went back and a later daemon proved them"
+  ;;
+memory)
+  # The verdict an operator reads: unknown before work, bounded once jobs of both curves drained
+  # (resident keys, pooled buffers and scratch are held on purpose, not leaked), and a leak when
+  # the test hook keeps memory from every partition.
+  cp "$F/chain.zkey" "$W/keys/bls.zkey" && cp "$F/bn128/chain.zkey" "$W/keys/bn.zkey" || exit 1
+  # Sanitizer builds: freed memory waits in ASan's quarantine and its size classes, resident; the
+  # verdict judges the daemon's allocations, so that cache is kept small here.
+  export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=1:allocator_release_to_os_interval_ms=50"
+  memory_run() {  # memory_run LABEL: proves 3 jobs per curve, waits idle; the verdict in V
+    local label="$1" kbls kbn v=""
+    start --http 127.0.0.1:0
+    HTTP=$(grep -o 'http=127.0.0.1:[0-9]*' "$W/daemon.log" | tail -1 | cut -d: -f2)
+    v=$(verdict)
+    [[ "$v" == MEMORY_VERDICT_CLASS_UNKNOWN ]] || fail "$label: before any work the verdict is $v"
+    kbls=$("$BIN" register-key --server "$S" bls.zkey --preload) || fail "$label: register-key bls.zkey"
+    kbn=$("$BIN" register-key --server "$S" bn.zkey --preload) || fail "$label: register-key bn.zkey"
+    for _ in 1 2 3; do
+      "$BIN" submit --server "$S" --key "$kbls" --await -q "$F/chain.wtns" "$F/chain.wtns" "$F/chain.wtns" "$F/chain.wtns" >/dev/null \
+        || fail "$label: a BLS12-381 job"
+      "$BIN" submit --server "$S" --key "$kbn" --await -q "$F/bn128/chain.wtns" "$F/bn128/chain.wtns" "$F/bn128/chain.wtns" "$F/bn128/chain.wtns" >/dev/null \
+        || fail "$label: a BN254 job"
+    done
+    for _ in $(seq 1 50); do  # the drain is noted once no partition ran for a moment
+      v=$(verdict)
+      [[ "$v" != MEMORY_VERDICT_CLASS_UNKNOWN ]] && break
+      sleep 0.2
+    done
+    V="$v"
+  }
+  get() { python3 -c 'import sys, urllib.request; sys.stdout.write(urllib.request.urlopen(sys.argv[1]).read().decode())' "http://127.0.0.1:$HTTP$1"; }
+  verdict() { get /status | python3 -c 'import json, sys; print(json.load(sys.stdin)["memory"]["verdict"])'; }
+  memory_run plain
+  [[ "$V" == MEMORY_VERDICT_CLASS_BOUNDED ]] || fail "idle after work, the verdict is $V: $(get /status | python3 -c 'import json, sys; print(json.load(sys.stdin)["memory"]["text"])')"
+  get /memory.svg | grep -q "verdict: bounded" || fail "/memory.svg does not say bounded"
+  get /memory.svg | grep -q "books: srs" || fail "/memory.svg has no books of the resident keys"
+  get /memory.svg | grep -q "time (UTC)" || fail "/memory.svg's time axis is not wall-clock"
+  # Idle a while longer, and after a restart with nothing run: the verdict does not change.
+  sleep 2
+  [[ "$(verdict)" == MEMORY_VERDICT_CLASS_BOUNDED ]] || fail "idle 2 s later the verdict is $(verdict)"
+  stop_term
+  export SPLITPROVE_TEST_LEAK_PER_PARTITION=32MiB
+  memory_run leak
+  unset SPLITPROVE_TEST_LEAK_PER_PARTITION
+  [[ "$V" == MEMORY_VERDICT_CLASS_LEAK ]] || fail "with 32 MiB kept per partition the verdict is $V"
+  get /memory.svg | grep -q "verdict: leak" || fail "/memory.svg does not say leak"
+  stop_term
+  echo "PASS memory: unknown before work, bounded when idle after jobs of both curves, leak with the injected leak"
   ;;
 *)
   echo "unknown case $CASE"; exit 2 ;;
