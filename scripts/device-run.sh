@@ -19,7 +19,7 @@
 # SPLITPROVE_DEVICE_MICRO=1 (also the field/curve microbenchmark), SPLITPROVE_DEVICE_PIPELINE=1
 # (also build the CLI and run `splitprove bench pipeline` on the GPU for each entry of
 # SPLITPROVE_PIPELINE_RUNS, "k:jobs:g2on[:curve]" separated by spaces (curve bls12-381, the
-# default, or bn254), then `splitprove demo` for each curve of SPLITPROVE_DEMO_CURVES),
+# default, or bn254), then `splitprove demo --check` for each curve of SPLITPROVE_DEMO_CURVES),
 # SPLITPROVE_PIPELINE_ARGS (extra arguments of every pipeline run). Without the pipeline part a run
 # takes ~80 s on the H200 (60 s of it the build).
 # Writes six files into OUTDIR:
@@ -342,7 +342,7 @@ if [ $no_gpu -eq 0 ] && [ "$pipeline" = 1 ]; then
     d="$out/pipeline/demo-$curve"
     mkdir -p "$d"
     t0=$(date +%s)
-    timeout 120 "$build/splitprove" demo --curve "$curve" --out "$d" >"$d/report.txt" 2>&1
+    timeout 120 "$build/splitprove" demo --check --curve "$curve" --out "$d" >"$d/report.txt" 2>&1
     rc=$?
     say "demo:  splitprove demo --curve $curve: rc $rc, $(($(date +%s) - t0)) s"
     grep -E '^(backend|throughput|stages|memory|verdict):' "$d/report.txt" | sed 's/^/         /' | tee -a "$summary"

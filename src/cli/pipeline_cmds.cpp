@@ -274,10 +274,12 @@ void run_sweep(BenchArgs& a, unsigned k) {
   // The acceptance checks: the memory ones on every run, throughput per cell against the pw = 1
   // cell of the same jobs and GPU workers.
   std::string checks;
-  double worst = 1e9;
+  // measured / predicted in [0.9, 1] in every run: the model is an upper bound that is not loose.
+  double lowest = 1e9, highest = 0;
   bool all_under = true, all_bounded = true, never_slower = true;
   for (const Row& r : rows) {
-    worst = std::min(worst, r.ratio);
+    lowest = std::min(lowest, r.ratio);
+    highest = std::max(highest, r.ratio);
     all_under &= r.under_budget;
     all_bounded &= r.verdict == "bounded";
   }
@@ -288,17 +290,18 @@ void run_sweep(BenchArgs& a, unsigned k) {
         checks += fmt::format("- pw={} gw={} j={}: {:.3f} partitions/s, {:.1f} % below pw=1's {:.3f}\n",
                               r.pw, r.gw, r.j, r.pps, 100.0 * (1.0 - r.pps / base.pps), base.pps);
       }
+  const bool ratio_ok = lowest >= 0.9 && highest <= 1.0;
   checks = fmt::format(
                "backend: {}\ncircuit: {}\nruns: {}, every proof verified (by the engine and "
                "again by the run)\n{} in every run: {}\n"
-               "measured/predicted peak: lowest {:.3f} (target >= 0.90, and <= 1)\n"
+               "measured/predicted peak: lowest {:.3f}, highest {:.3f} (target: every run in [0.90, 1]): {}\n"
                "verdict bounded (RSS back to baseline) in every run: {}\n"
                "throughput never below the pw=1 run of the same jobs and gw: {}\n",
                backend, bc.name, rows.size(),
                a.run.process_budget
                    ? fmt::format("peak RSS <= the process budget {}", mem::format_bytes(a.run.process_budget))
                    : std::string("peak RSS - baseline <= budget"),
-               all_under ? "yes" : "NO", worst,
+               all_under ? "yes" : "NO", lowest, highest, ratio_ok ? "yes" : "NO",
                all_bounded ? "yes" : "NO", never_slower ? "yes" : "NO") +
            checks + held;
   std::printf("\n%s", checks.c_str());
@@ -308,11 +311,11 @@ void run_sweep(BenchArgs& a, unsigned k) {
     for (const Row& r : rows) md += r.line;
   }
   util::write_file_atomic((std::filesystem::path(out) / "sweep.md").string(), md);
-  if (a.check && !(all_under && all_bounded && never_slower && worst <= 1.0))
+  if (a.check && !(all_under && all_bounded && never_slower && ratio_ok))
     throw VerdictFailed(fmt::format(
-        "bench: the sweep's acceptance checks failed (budget kept: {}, measured/predicted <= 1: "
-        "{}, bounded: {}, never below pw=1: {}); see {}/sweep.md",
-        all_under ? "yes" : "NO", worst <= 1.0 ? "yes" : "NO", all_bounded ? "yes" : "NO",
+        "bench: the sweep's acceptance checks failed (budget kept: {}, measured/predicted in "
+        "[0.90, 1]: {}, bounded: {}, never below pw=1: {}); see {}/sweep.md",
+        all_under ? "yes" : "NO", ratio_ok ? "yes" : "NO", all_bounded ? "yes" : "NO",
         never_slower ? "yes" : "NO", out));
 }
 
@@ -383,9 +386,9 @@ void run_bench(BenchArgs& a, bool demo) {
     const double ratio =
         rep.predicted_peak ? double(rep.verdict.peak) / double(rep.predicted_peak) : 0;
     const bool bounded = rep.verdict.verdict == mem::VerdictClass::bounded;
-    if (!bounded || ratio > 1.0)
+    if (!bounded || ratio > 1.0 || ratio < 0.9)
       throw VerdictFailed(fmt::format("{}: verdict {} (bounded expected), measured/predicted peak "
-                                      "{:.3f} (at most 1 expected)",
+                                      "{:.3f} (0.90 to 1 expected)",
                                       demo ? "demo" : "bench",
                                       mem::verdict_name(rep.verdict.verdict), ratio));
   }
@@ -452,8 +455,8 @@ void add_engine_options(CLI::App* c, BenchArgs& a) {
   c->add_option("--g2-delay", a.g2_delay,
                 "fixed time added to each G2 stage, standing for a slow G2 device (e.g. 400ms)");
   c->add_flag("--check", a.check,
-              "exit 3 when the checks fail: a run's verdict is not bounded or its peak is above "
-              "the prediction; a sweep's acceptance lines (budget, prediction, bounded, never "
+              "exit 3 when the checks fail: a run's verdict is not bounded or its measured / "
+              "predicted peak is outside [0.90, 1]; a sweep's acceptance lines (budget, prediction, bounded, never "
               "below pw=1)");
 }
 
@@ -466,6 +469,9 @@ Register reg([](CLI::App& app) {
   demo_args->size = "2^12";
   demo_args->run.jobs = 2;
   demo_args->run.engine.synthesis_workers = 2;
+  // A warm-up job of two partitions first, as `bench pipeline` runs: the steady state is measured,
+  // and the runtime's own growth (allocator, thread stacks) is measured there for the prediction.
+  demo_args->run.warmup_partitions = 2;
   demo_args->run.out_dir = "splitprove-demo";
   demo->add_option("--size", demo_args->size, "circuit size 2^k")->capture_default_str();
   add_engine_options(demo, *demo_args);

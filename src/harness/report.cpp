@@ -129,6 +129,12 @@ std::string format_report(const RunOptions& o, const RunReport& r) {
       format_bytes(r.books[mem::Tag::synthesis].peak), format_bytes(r.books[mem::Tag::gpu].peak),
       format_bytes(r.books[mem::Tag::g2].peak), format_bytes(r.books[mem::Tag::finalize].peak),
       format_bytes(r.books[mem::Tag::scratch].peak));
+  out += r.warmup_s > 0
+             ? fmt::format("runtime:       {} beyond the books at most during the warm-up job (allocator "
+                           "arenas, thread stacks, caches): measured, part of the predicted peak\n",
+                           format_bytes(r.runtime_bytes))
+             : std::string("runtime:       not measured (no warm-up job): the prediction has the books "
+                           "only\n");
   const double ratio = r.predicted_peak ? double(r.verdict.peak) / double(r.predicted_peak) : 0;
   out += fmt::format("               measured/predicted peak = {:.3f}\n", ratio);
   if (r.warmup_gpu_max_s > 0)

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <tuple>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -99,6 +100,25 @@ double busy_fraction(const mem::Timeline& tl, const std::vector<std::string>& st
   if (cur1 > cur0) busy += cur1 - cur0;
   return busy / (to - from);
 }
+
+namespace {
+// The most RSS above the baseline (the median before work_start) that the books do not stand for,
+// over the samples from `from` (seconds) on; 0 when the books cover it all.
+std::uint64_t unbooked_above_baseline(const mem::Timeline& tl, double from) {
+  const double ws = tl.first_event(mem::kWorkStart).value_or(from);
+  std::vector<std::uint64_t> before;
+  for (const auto& s : tl.samples)
+    if (s.t < ws) before.push_back(s.rss);
+  if (before.empty()) return 0;
+  std::nth_element(before.begin(), before.begin() + std::ptrdiff_t(before.size() / 2), before.end());
+  const std::uint64_t baseline = before[before.size() / 2];
+  std::uint64_t most = 0;
+  for (const auto& s : tl.samples)
+    if (s.t >= from && s.rss > baseline + s.budget_used)
+      most = std::max(most, s.rss - baseline - s.budget_used);
+  return most;
+}
+}  // namespace
 
 template <class E>
 RunReport run_jobs(const RunOptions& o, const std::function<JobSpec<E>(std::uint32_t)>& make_job) {
@@ -199,18 +219,26 @@ RunReport run_jobs(const RunOptions& o, const std::function<JobSpec<E>(std::uint
   }
   EngineStats warm{};
   if (o.warmup_partitions > 0) {
-    JobSpec<E> w = make_job(o.jobs);  // a job beside the measured ones (its own data)
-    w.partitions = o.warmup_partitions;
+    // As many warm-up jobs at once as the measured run has (at most one per warm-up partition),
+    // each beside the measured ones with its own data, the partitions shared out among them: what
+    // a job in flight holds beyond the books (its source's data made at first use, its records)
+    // is then in the runtime's measured memory as many times as the measured run holds it.
+    const std::uint32_t warm_jobs = std::min(o.jobs, o.warmup_partitions);
+    std::vector<JobSpec<E>> ws;
+    for (std::uint32_t j = 0; j < warm_jobs; ++j) {
+      ws.push_back(make_job(o.jobs + j));
+      ws.back().partitions = o.warmup_partitions / warm_jobs + (j < o.warmup_partitions % warm_jobs ? 1 : 0);
+    }
     // Each warm-up partition's synthesis and GPU stage times: the prediction of the measured jobs
     // leaves the GPU queue out when the GPU stage keeps up (mem::PipelineConfig).
     std::mutex times_mu;
-    std::map<std::pair<std::size_t, std::string>, Clock::time_point> started;
+    std::map<std::tuple<std::uint64_t, std::size_t, std::string>, Clock::time_point> started;
     double synth_min = 0, gpu_max = 0;
     std::uint32_t gpu_done = 0;
-    engine.set_stage_observer([&](std::uint64_t, std::size_t part, std::string_view stage, bool start) {
+    engine.set_stage_observer([&](std::uint64_t job, std::size_t part, std::string_view stage, bool start) {
       if (stage != "synthesis" && stage != "gpu") return;
       std::lock_guard lk(times_mu);
-      const auto key = std::pair{part, std::string(stage)};
+      const auto key = std::tuple{job, part, std::string(stage)};
       if (start) {
         started[key] = Clock::now();
         return;
@@ -226,10 +254,21 @@ RunReport run_jobs(const RunOptions& o, const std::function<JobSpec<E>(std::uint
         gpu_max = std::max(gpu_max, t);
     });
     const auto tw = Clock::now();
-    const auto r = engine.wait(engine.submit(w));
+    const double warm_from = sampler.now();
+    std::vector<std::uint64_t> warm_ids;
+    for (auto& w : ws) warm_ids.push_back(engine.submit(w));
+    std::string warm_error;
+    for (auto id : warm_ids)
+      if (const auto r = engine.wait(id); !r.ok && warm_error.empty()) warm_error = r.error;
     engine.set_stage_observer({});
-    if (!r.ok) throw Error(fmt::format("pipeline run: the warm-up job failed: {}", r.error));
+    if (!warm_error.empty()) throw Error(fmt::format("pipeline run: the warm-up job failed: {}", warm_error));
     rep.warmup_s = std::chrono::duration<double>(Clock::now() - tw).count();
+    // What the runtime itself holds beyond the books once it has run the work (allocator arenas
+    // and the free chunks they keep, thread stacks, caches made at first use): the most RSS above
+    // the baseline that the books do not stand for, over the warm-up job. The measured jobs run
+    // on the same runtime, so the prediction adds it.
+    sampler.sample_now();
+    rep.runtime_bytes = unbooked_above_baseline(sampler.timeline(), warm_from);
     warm = engine.stats();
     for (auto& d : stages) d.gpu->reset_phase_report();
     {
@@ -331,6 +370,7 @@ RunReport run_jobs(const RunOptions& o, const std::function<JobSpec<E>(std::uint
   // What the model says the books can hold (under a budget: the most whole items that fit it),
   // so the verdict's expected peak is baseline + that.
   tl.set_meta(std::string(mem::kMetaModelWorkBytes), std::to_string(rep.prediction.held_bytes));
+  tl.set_meta(std::string(mem::kMetaRuntimeBytes), std::to_string(rep.runtime_bytes));
   if (ecfg.host_budget)
     tl.set_meta(std::string(mem::kMetaBudgetBytes), std::to_string(ecfg.host_budget));
   tl.set_meta("title", o.title);
@@ -394,6 +434,7 @@ RunReport run_jobs(const RunOptions& o, const std::function<JobSpec<E>(std::uint
       j["unaccounted_max_bytes"] = rep.verdict.unaccounted_max;
       j["after_drain_delta_bytes"] = rep.verdict.drain_delta;
       j["predicted_peak_bytes"] = rep.predicted_peak;
+      j["runtime_bytes"] = rep.runtime_bytes;
       j["peak_rss_bytes"] = rep.verdict.peak;
       j["baseline_bytes"] = rep.verdict.baseline;
       j["process_budget_bytes"] = o.process_budget;
