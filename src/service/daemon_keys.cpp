@@ -134,19 +134,19 @@ KeyInfo Daemon::info_of(const KeyRecord& k) {
 std::pair<KeyInfo, bool> Daemon::register_key(const std::string& rel, bool preload) {
   if (rel.empty()) throw Error("RegisterKey: an empty path");
   const fs::path p(rel);
-  if (p.is_absolute()) throw Denied(fmt::format("key path '{}' is absolute: give it relative to the key directory", rel));
+  if (p.is_absolute()) throw Denied(fmt::format("key path '{}' is absolute: give it relative to the key directory", echo(rel)));
   for (const auto& part : p)
-    if (part == "..") throw Denied(fmt::format("key path '{}' contains '..'", rel));
+    if (part == "..") throw Denied(fmt::format("key path '{}' contains '..'", echo(rel)));
   std::error_code ec;
   const fs::path dir = fs::canonical(cfg_.key_dir, ec);
   const fs::path full = fs::path(cfg_.key_dir) / p;
-  if (!fs::exists(full, ec)) throw NotFound(fmt::format("key path '{}': no such file in the key directory", rel));
+  if (!fs::exists(full, ec)) throw NotFound(fmt::format("key path '{}': no such file in the key directory", echo(rel)));
   const fs::path real = fs::canonical(full, ec);
-  if (ec) throw NotFound(fmt::format("key path '{}': {}", rel, ec.message()));
+  if (ec) throw NotFound(fmt::format("key path '{}': {}", echo(rel), ec.message()));
   const auto rs = real.string(), ds = dir.string() + "/";
   if (rs.compare(0, ds.size(), ds) != 0)
-    throw Denied(fmt::format("key path '{}' resolves outside the key directory (to {})", rel, rs));
-  if (!fs::is_regular_file(real)) throw Error(fmt::format("key path '{}': not a regular file", rel));
+    throw Denied(fmt::format("key path '{}' resolves outside the key directory (to {})", echo(rel), echo(rs)));
+  if (!fs::is_regular_file(real)) throw Error(fmt::format("key path '{}': not a regular file", echo(rel)));
   const std::string id = sha256_file(rs);
   {
     std::lock_guard lk(keys_mu_);

@@ -132,14 +132,18 @@ Status guard(F&& f) {
   }
 }
 
+// Ids are checked before anything else is done with a request, and quoted back only in part
+// (echo), however long they are.
 void check_job_id(const std::string& id) {
-  if (!valid_job_id(id)) throw Error(fmt::format("job id '{}' is not a job id (a UUID in lowercase)", id));
+  if (!valid_job_id(id)) throw Error(fmt::format("job id '{}' is not a job id (a UUID in lowercase)", echo(id)));
 }
 void check_key_id(const std::string& id) {
   bool ok = id.size() == 64;
-  for (char c : id) ok = ok && ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'));
-  if (!ok) throw Error(fmt::format("key id '{}' is not 64 lowercase hex characters", id));
+  for (std::size_t i = 0; ok && i < id.size(); ++i) ok = (id[i] >= '0' && id[i] <= '9') || (id[i] >= 'a' && id[i] <= 'f');
+  if (!ok) throw Error(fmt::format("key id '{}' is not 64 lowercase hex characters", echo(id)));
 }
+// Longer than any path a key directory holds (PATH_MAX) or any token ListJobs issues.
+constexpr std::size_t kMaxKeyPath = 4096, kMaxPageToken = 256;
 
 class ProverImpl final : public v1::Prover::Service {
  public:
@@ -157,6 +161,9 @@ class ProverImpl final : public v1::Prover::Service {
         if (!curve) throw Error("RegisterKey: native.curve is not set (CURVE_BN254 or CURVE_BLS12_381)");
         r = d_.register_native_key(curve, n.log2_size(), req->preload());
       } else if (req->source().has_zkey_path()) {
+        if (req->source().zkey_path().size() > kMaxKeyPath)
+          throw Error(fmt::format("RegisterKey: a key path of {} bytes: at most {}", req->source().zkey_path().size(),
+                                  kMaxKeyPath));
         r = d_.register_key(req->source().zkey_path(), req->preload());
       } else {
         throw Error("RegisterKey: no source (zkey_path or native)");
@@ -363,6 +370,9 @@ class ProverImpl final : public v1::Prover::Service {
 
   Status ListJobs(ServerContext*, const v1::ListJobsRequest* req, v1::ListJobsResponse* resp) override {
     return guard([&] {
+      if (req->page_token().size() > kMaxPageToken)
+        throw Error(fmt::format("page token of {} bytes was not issued by this daemon (at most {})",
+                                req->page_token().size(), kMaxPageToken));
       if (req->page_size() > 1000) throw Error(fmt::format("page_size {}: at most 1000", req->page_size()));
       std::optional<JobState> st;
       switch (req->state()) {

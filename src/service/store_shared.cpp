@@ -28,7 +28,7 @@ PageToken PageToken::parse(std::optional<JobState> state, std::string_view token
     ok = ok && valid_job_id(t.job_id);
   }
   if (!ok)
-    throw Error(fmt::format("page token '{}' was not issued by this daemon for state filter '{}'", token, filter));
+    throw Error(fmt::format("page token '{}' was not issued by this daemon for state filter '{}'", echo(token), filter));
   return t;
 }
 
