@@ -50,6 +50,9 @@ struct Denied : Error {              // PERMISSION_DENIED
 struct Unavailable : Error {         // UNAVAILABLE
   using Error::Error;
 };
+struct StreamCut : Error {           // CANCELLED: the client's stream ended by cancel or deadline
+  using Error::Error;
+};
 struct Unimplemented : Error {       // UNIMPLEMENTED
   using Error::Error;
 };

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <thread>
 
 #include "service/daemon.hpp"
 #include "service/errors.hpp"
@@ -111,6 +112,7 @@ namespace {
 
 Status status_of(const std::exception& e) {
   const std::string m = e.what();
+  if (dynamic_cast<const StreamCut*>(&e)) return {StatusCode::CANCELLED, m};
   if (dynamic_cast<const NotFound*>(&e)) return {StatusCode::NOT_FOUND, m};
   if (dynamic_cast<const Conflict*>(&e)) return {StatusCode::FAILED_PRECONDITION, m};
   if (dynamic_cast<const Exhausted*>(&e)) return {StatusCode::RESOURCE_EXHAUSTED, m};
@@ -202,9 +204,34 @@ class ProverImpl final : public v1::Prover::Service {
     });
   }
 
-  // Reads a Submit stream (header, then chunks) into the store; fills `resp`.
+  // Whether a stream whose Read just ended (false) was cut rather than half-closed: cancelled,
+  // its deadline passed, or its connection broken. Read is false in both cases, and a client's
+  // cancel may itself end the stream first (grpc-js sends END_STREAM, then RST_STREAM), while
+  // IsCancelled learns of the RST_STREAM only when core has processed it: milliseconds later on
+  // a loaded host. A stream that ended right after its last message (a client half-closing as it
+  // finishes) is taken at once; one that ended after a pause of `idle` > kCutPause (a client that
+  // stalled, then gave up) gets kCutGrace for a cancel sent with its end to show.
+  static constexpr auto kCutPause = std::chrono::milliseconds(20), kCutGrace = std::chrono::milliseconds(50);
+  static bool cut(ServerContext* ctx, std::chrono::steady_clock::duration idle) {
+    auto cut_now = [&] {
+      return grpc_call_failed_before_recv_message(ctx->c_call()) != 0 || ctx->IsCancelled() ||
+             ctx->deadline() <= std::chrono::system_clock::now();
+    };
+    if (cut_now()) return true;
+    if (idle <= kCutPause) return false;
+    for (const auto until = std::chrono::steady_clock::now() + kCutGrace; std::chrono::steady_clock::now() < until;) {
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+      if (cut_now()) return true;
+    }
+    return false;
+  }
+
+  // Reads a Submit stream (header, then chunks) into the store; fills `resp`. The job is committed
+  // only after the client half-closed its stream: Read also ends (false) when the call is
+  // cancelled or its deadline passes, and a stream cut that way, even after its last chunk, makes
+  // no job (the client is told CANCELLED and would never learn the id).
   template <class Stream>
-  void submit(Stream* stream, v1::SubmitResponse* resp) {
+  void submit(ServerContext* ctx, Stream* stream, v1::SubmitResponse* resp) {
     v1::SubmitRequest msg;
     if (!stream->Read(&msg)) throw Error("Submit: the stream ended before a header");
     if (!msg.has_header()) throw Error("Submit: the first message must be a header");
@@ -239,7 +266,11 @@ class ProverImpl final : public v1::Prover::Service {
         throw Error(fmt::format("Submit: a chunk of {} bytes: at most 4 MiB", c.data().size()));
       begin.submission->append(c.partition(), c.offset(),
                                {reinterpret_cast<const std::uint8_t*>(c.data().data()), c.data().size()});
+      last = std::chrono::steady_clock::now();
     }
+    if (cut(ctx, std::chrono::steady_clock::now() - last))
+      throw StreamCut("Submit: the call was cancelled or its deadline passed before the stream was "
+                      "half-closed: no job was made");
     auto [job, created] = begin.submission->commit();
     resp->set_job_id(job.job_id);
     resp->set_deduplicated(!created);
@@ -250,10 +281,10 @@ class ProverImpl final : public v1::Prover::Service {
                  {"priority", std::to_string(job.priority)}, {"idempotency_key", job.idempotency_key.value_or("")}});
   }
 
-  Status Submit(ServerContext*, grpc::ServerReader<v1::SubmitRequest>* reader,
+  Status Submit(ServerContext* ctx, grpc::ServerReader<v1::SubmitRequest>* reader,
                 v1::SubmitResponse* resp) override {
     return guard([&] {
-      submit(reader, resp);
+      submit(ctx, reader, resp);
       return Status::OK;
     });
   }
@@ -337,7 +368,7 @@ class ProverImpl final : public v1::Prover::Service {
                grpc::ServerReaderWriter<v1::JobEvent, v1::SubmitRequest>* stream) override {
     return guard([&] {
       v1::JobEvent accepted;
-      submit(stream, accepted.mutable_accepted());
+      submit(ctx, stream, accepted.mutable_accepted());
       const std::string id = accepted.accepted().job_id();
       if (!stream->Write(accepted)) return Status(StatusCode::CANCELLED, "the client went away");
       return follow(ctx, id, stream);
