@@ -141,9 +141,10 @@ class Daemon {
   // ---- jobs
   // The header checked (key, counts, sizes) and admitted (pending jobs, spool bytes), or, for a
   // known idempotency key, that job (`deduplicated`); Conflict when that job's header differs.
+  // A retry (a known idempotency key, the same header) reads and hashes the witnesses without
+  // writing them; its commit answers with the existing job, or Conflict for other bytes.
   struct Begin {
-    std::unique_ptr<Submission> submission;  // null when deduplicated
-    std::optional<JobRecord> existing;
+    std::unique_ptr<Submission> submission;
   };
   Begin begin_submit(const SubmitHeader& h);
   JobRecord cancel(const std::string& job_id, const std::string& reason);

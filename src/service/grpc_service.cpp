@@ -253,12 +253,7 @@ class ProverImpl final : public v1::Prover::Service {
       sh.witness_bytes.assign(h.circom().witness_bytes().begin(), h.circom().witness_bytes().end());
     }
     auto begin = d_.begin_submit(sh);
-    if (begin.existing) {
-      resp->set_job_id(begin.existing->job_id);
-      resp->set_deduplicated(true);
-      fill_job(resp->mutable_job(), *begin.existing, d_, false, false);
-      return;
-    }
+    auto last = std::chrono::steady_clock::now();  // when the latest message came
     while (stream->Read(&msg)) {
       if (!msg.has_chunk()) throw Error("Submit: a second header: every message after the first is a chunk");
       const auto& c = msg.chunk();
