@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <functional>
@@ -42,6 +43,13 @@ struct ServeArgs {
 // Reads a TOML config (docs/splitprove.toml is the documented example) into `a`. Every key is
 // known and typed: anything else is an error naming the file, the key and the problem.
 void load_config(const std::string& path, ServeArgs& a) {
+  // toml++ reads a directory as an empty document: a config must be a file.
+  std::error_code fec;
+  const auto kind = std::filesystem::status(path, fec).type();
+  if (kind == std::filesystem::file_type::not_found)
+    throw Error(fmt::format("{}: no such config file", path));
+  if (kind != std::filesystem::file_type::regular)
+    throw Error(fmt::format("{}: not a regular file (a config is a TOML file)", path));
   toml::table t;
   try {
     t = toml::parse_file(path);
@@ -122,6 +130,9 @@ void load_config(const std::string& path, ServeArgs& a) {
          [&](auto& n, auto s, auto k) {
            auto v = n.template value<double>();
            if (!v) throw Error(fmt::format("{}: a number is expected", where(s, k)));
+           // TOML has nan and inf: refused here as below, with the file and the key named.
+           if (!std::isfinite(*v) || *v < 0 || *v > 86400)
+             throw Error(fmt::format("{}: {} outside 0..86400 seconds", where(s, k), *v));
            a.grace_s = *v;
          }}}},
   };
@@ -151,7 +162,9 @@ void run_serve(ServeArgs a) {
   if (!a.budget.empty()) a.d.budget = mem::parse_size(a.budget, "budget");
   a.d.max_spool_bytes = mem::parse_size(a.max_spool, "max_spool_bytes");
   a.d.max_witness_bytes = mem::parse_size(a.max_witness, "max_witness_bytes");
-  if (a.grace_s < 0 || a.grace_s > 86400) throw Error(fmt::format("serve: --grace-s {}: 0..86400", a.grace_s));
+  // NaN compares false with everything: checked as "finite and in range", not "out of range".
+  if (!(std::isfinite(a.grace_s) && a.grace_s >= 0 && a.grace_s <= 86400))
+    throw Error(fmt::format("serve: --grace-s {}: 0..86400", a.grace_s));
   if (a.listen.empty())
     a.listen.push_back("unix:" + (std::filesystem::path(a.d.store.state_dir) / "splitprove.sock").string());
   service::ServerConfig sc;

@@ -134,7 +134,9 @@ class Daemon {
   // <key_dir>/native/<curve>-2^<log2>.zkey (minutes at large sizes); later, the key made then.
   std::pair<KeyInfo, bool> register_native_key(const std::string& curve, std::uint32_t log2, bool preload);
   std::vector<KeyInfo> list_keys();
-  KeyInfo preload_key(const std::string& key_id);
+  // Makes the key resident on every device of its engine; `gpus`, when given, must each name one
+  // of them (Error otherwise, before the key is read).
+  KeyInfo preload_key(const std::string& key_id, const std::vector<std::uint32_t>& gpus = {});
   // Returns the key and the host bytes given back. Conflict while partitions use it.
   std::pair<KeyInfo, std::uint64_t> evict_key(const std::string& key_id);
 

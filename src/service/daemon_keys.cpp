@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 
@@ -251,9 +252,32 @@ void Daemon::load_onto_devices(const std::string& key_id) {
   });
 }
 
-KeyInfo Daemon::preload_key(const std::string& key_id) {
+KeyInfo Daemon::preload_key(const std::string& key_id, const std::vector<std::uint32_t>& gpus) {
   auto rec = store_->get_key(key_id);
   if (!rec) throw NotFound(fmt::format("no key {} is registered", key_id));
+  if (!gpus.empty()) {
+    // Every GPU named must be one of the engine's devices, checked before the key is read.
+    auto lower = [](std::string s) {
+      for (auto& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
+      return s;
+    };
+    const bool bn = lower(rec->curve) == lower(std::string(ec::curve_name(ec::CurveId::kBn254)));
+    std::vector<pipeline::DeviceStatus> devices;
+    if (bn) (void)engines_->get<ec::Bn254>(); else (void)engines_->get<ec::Bls12_381>();
+    {
+      std::lock_guard lk(engines_->mu);
+      if (engines_->devices) devices = engines_->devices();
+    }
+    std::set<std::uint32_t> known;
+    for (const auto& d : devices) known.insert(d.index);
+    for (const auto g : gpus)
+      if (!known.count(g)) {
+        std::string have;
+        for (const auto k : known) have += (have.empty() ? "" : ", ") + std::to_string(k);
+        throw Error(fmt::format("PreloadKey: gpu {} is not a device of this daemon ({})", g,
+                                have.empty() ? "it has none" : "its devices: " + have));
+      }
+  }
   load_onto_devices(key_id);
   return info_of(*rec);
 }

@@ -189,7 +189,7 @@ class ProverImpl final : public v1::Prover::Service {
                     v1::PreloadKeyResponse* resp) override {
     return guard([&] {
       check_key_id(req->key_id());
-      fill_key(resp->mutable_key(), d_.preload_key(req->key_id()));
+      fill_key(resp->mutable_key(), d_.preload_key(req->key_id(), {req->gpus().begin(), req->gpus().end()}));
       return Status::OK;
     });
   }
