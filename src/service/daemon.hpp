@@ -12,6 +12,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <deque>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -216,7 +217,8 @@ class Daemon {
   void load_onto_devices(const std::string& key_id);
   KeyInfo info_of(const KeyRecord& k);
   void changed(const std::string& job_id);  // job_id "": every job (stop)
-  void job_ended(const std::string& job_id);
+  // true the first time a job's end is seen here (its end is logged once).
+  bool job_ended(const std::string& job_id);
 
   DaemonConfig cfg_;
   std::unique_ptr<JobStore> store_;
@@ -253,6 +255,11 @@ class Daemon {
   std::condition_variable change_cv_;
   std::map<std::string, std::uint64_t> job_changes_;  // jobs with changes and not ended; bounded
   std::uint64_t change_seq_ = 0;                       // by the pending jobs
+  // Jobs seen to end here, the latest kEndedKept: a partition finishing after its job ended (its
+  // result dropped) neither logs the end again nor brings back the job's counter.
+  static constexpr std::size_t kEndedKept = 4096;
+  std::set<std::string> ended_;
+  std::deque<std::string> ended_order_;
 
   std::vector<std::thread> threads_;
   std::unique_ptr<mem::MemorySampler> sampler_;  // RSS (and the budget's books) every second, bounded

@@ -193,7 +193,8 @@ JobRecord Daemon::cancel(const std::string& job_id, const std::string& reason) {
   for (auto& c : cancels) c();
   changed(job_id);
   job_ended(job_id);
-  log_event(spdlog::level::info, "job_cancelled", {{"job", job_id}, {"reason", reason}});
+  if (before && before->state != JobState::cancelled)  // a second Cancel changes nothing
+    log_event(spdlog::level::info, "job_cancelled", {{"job", job_id}, {"reason", reason}});
   return *j;
 }
 
