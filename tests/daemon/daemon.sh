@@ -7,7 +7,10 @@
 #                                                           during a Submit; nothing accepted is lost
 #   daemon.sh <splitprove> <source dir> <work dir> devices logical CPU devices, one faulting
 #                                                           (injected): jobs finish on the others
-# Exit 77 (skipped) where the node packages are absent (e2e's node part only).
+#   daemon.sh <splitprove> <source dir> <work dir> hostile configs refused; tests/daemon/hostile.mjs
+#                                                           (cut streams, idempotency races, long
+#                                                           ids, overflowing sizes, log escaping)
+# Exit 77 (skipped) where the node packages are absent (e2e's node part, hostile's probes).
 set -uo pipefail
 BIN="$1" SRC="$2" W="$3" CASE="$4"
 F="$SRC/tests/fixtures"
@@ -286,6 +289,38 @@ PY
   for p in 0 1; do "$BIN" verify "$W/bls.vkey.json" "$W/out-after/public_$p.json" "$W/out-after/proof_$p.json" >/dev/null || fail "proof $p after the restart"; done
   stop_term
   echo "PASS devices: a faulting device's partitions finished on the others; with none left, claims went back and a later daemon proved them"
+  ;;
+hostile)
+  # Careless and hostile clients (issue 44's probes): configs the daemon must refuse, then
+  # tests/daemon/hostile.mjs against a live daemon (status code, bounded message, nothing left).
+  cp "$F/chain.zkey" "$W/keys/bls.zkey" && cp "$F/bn128/chain.zkey" "$W/keys/bn.zkey" || exit 1
+  refused() {  # refused WHAT NEEDLE serve-args...: the daemon refuses to start, saying NEEDLE
+    local what="$1" needle="$2"; shift 2
+    out=$(timeout 20 "$BIN" serve --state-dir "$W/x" --key-dir "$W/keys" --backend cpu "$@" 2>&1); rc=$?
+    [[ $rc == 1 && "$out" == *"$needle"* ]] || fail "$what: rc $rc: $out"
+    echo "ok: $what refused ($(tail -1 <<<"$out"))"
+  }
+  mkdir -p "$W/conf.d"
+  refused "--config naming a directory" "not a regular file" --config "$W/conf.d"
+  refused "--config naming no file" "no such config file" --config "$W/none.toml"
+  for v in nan +nan inf -inf -1.0 1e300; do
+    printf '[server]\ngrace_s = %s\n' "$v" >"$W/grace.toml"
+    refused "grace_s = $v" "[server] grace_s: " --config "$W/grace.toml"
+  done
+  for v in nan inf -1; do refused "--grace-s $v" "--grace-s" --grace-s "$v"; done
+  [[ -d "$SRC/node_modules/@grpc/grpc-js" ]] || { echo "node packages absent (bash scripts/setup.sh installs them)"; exit 77; }
+  start --max-witness 16777215TiB
+  KBN=$("$BIN" register-key --server "$S" bn.zkey --preload) || fail "register-key bn.zkey"
+  KBLS=$("$BIN" register-key --server "$S" bls.zkey) || fail "register-key bls.zkey"
+  (cd "$SRC" && node tests/daemon/hostile.mjs "$S" "$SRC" "$W/state" "$W/daemon.log" "$KBN" "$KBLS") || fail "the hostile probes"
+  # A cancelled job's reason is said once ("cancelled: why", not "cancelled: cancelled: why").
+  J=$("$BIN" submit --server "$S" --key "$KBN" $(for _ in $(seq 1 12); do echo "$F/bn128/chain.wtns"; done)) || fail "submit"
+  "$BIN" cancel --server "$S" --reason "no longer needed" "$J" >/dev/null || fail "cancel $J"
+  out=$("$BIN" await --server "$S" "$J" 2>&1) && fail "await of a cancelled job succeeded"
+  [[ "$out" == *"job $J cancelled: no longer needed"* && "$out" != *"cancelled: cancelled"* ]] || fail "await of a cancelled job: $out"
+  echo "ok: a cancelled job's reason is said once ($(tail -1 <<<"$out"))"
+  stop_term
+  echo "PASS hostile"
   ;;
 *)
   echo "unknown case $CASE"; exit 2 ;;
