@@ -37,6 +37,7 @@ struct ServeArgs {
   std::string tls_cert, tls_key, token_file;  // TLS and a bearer token for TCP addresses
   std::string budget, max_spool = "256GiB", max_witness = "64GiB";
   double grace_s = 30;
+  std::uint32_t submit_idle_s = 60;  // a Submit stream silent this long is failed (ServerConfig)
   std::optional<std::uint32_t> lease_s;  // --lease-s: over the config's lease_seconds
 };
 
@@ -126,6 +127,7 @@ void load_config(const std::string& path, ServeArgs& a) {
         {"tls_cert", [&](auto& n, auto s, auto k) { a.tls_cert = str(n, s, k); }},
         {"tls_key", [&](auto& n, auto s, auto k) { a.tls_key = str(n, s, k); }},
         {"token_file", [&](auto& n, auto s, auto k) { a.token_file = str(n, s, k); }},
+        {"submit_idle_s", [&](auto& n, auto s, auto k) { a.submit_idle_s = std::uint32_t(num(n, s, k, 1, 86400)); }},
         {"grace_s",
          [&](auto& n, auto s, auto k) {
            auto v = n.template value<double>();
@@ -172,6 +174,9 @@ void run_serve(ServeArgs a) {
   sc.tls_cert_file = a.tls_cert;
   sc.tls_key_file = a.tls_key;
   sc.token_file = a.token_file;
+  if (a.submit_idle_s < 1 || a.submit_idle_s > 86400)
+    throw Error(fmt::format("serve: --submit-idle-s {}: 1..86400", a.submit_idle_s));
+  sc.submit_idle = std::chrono::seconds(a.submit_idle_s);
   sc.check();
   for (const auto& l : a.listen) service::check_listen_address(l, sc.secure());
   a.d.check();
@@ -298,6 +303,10 @@ Register reg([](CLI::App& app) {
       [](auto& f, auto& t) { t.http = f.http; });
   opt(c->add_option("--grace-s", a->grace_s, "On SIGTERM: seconds in-flight partitions get to finish")->capture_default_str(),
       [](auto& f, auto& t) { t.grace_s = f.grace_s; });
+  opt(c->add_option("--submit-idle-s", a->submit_idle_s,
+                    "A Submit stream that sends nothing this long is failed (DEADLINE_EXCEEDED) and its "
+                    "admission released")->capture_default_str(),
+      [](auto& f, auto& t) { t.submit_idle_s = f.submit_idle_s; });
   c->callback([a, config, copies] {
     if (config->empty()) return run_serve(*a);
     ServeArgs merged;

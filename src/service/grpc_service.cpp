@@ -10,7 +10,10 @@
 
 #include <filesystem>
 #include <fstream>
+#include <condition_variable>
 #include <iterator>
+#include <map>
+#include <mutex>
 #include <thread>
 
 #include "service/daemon.hpp"
@@ -147,9 +150,85 @@ void check_key_id(const std::string& id) {
 // Longer than any path a key directory holds (PATH_MAX) or any token ListJobs issues.
 constexpr std::size_t kMaxKeyPath = 4096, kMaxPageToken = 256;
 
+// Submit streams being read, and when each last heard from its client: one thread fails those
+// idle for longer than `idle` (grpc_call_cancel_with_status: the client gets DEADLINE_EXCEEDED,
+// the blocked Read returns false, the handler unwinds and releases its admission). Only the
+// client's silence counts: the idle clock runs while the handler waits in Read, and is paused
+// while the daemon works (the header's checks and the key's load, a chunk's write, the commit).
+class IdleWatch {
+ public:
+  explicit IdleWatch(std::chrono::milliseconds idle) : idle_(idle), thread_([this] { run(); }) {}
+  ~IdleWatch() {
+    {
+      std::lock_guard lk(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+  // Watches `ctx` while alive: wait() before each Read (the idle clock starts), work() after it.
+  class Entry {
+   public:
+    Entry(IdleWatch& w, ServerContext* ctx) : w_(w), ctx_(ctx) {
+      std::lock_guard lk(w_.mu_);
+      w_.streams_[ctx_] = std::chrono::steady_clock::now();
+    }
+    ~Entry() {
+      std::lock_guard lk(w_.mu_);  // the call is not cancelled through ctx_ after this
+      w_.streams_.erase(ctx_);
+    }
+    Entry(const Entry&) = delete;
+    Entry& operator=(const Entry&) = delete;
+    void wait() { set(std::chrono::steady_clock::now()); }
+    void work() { set(std::chrono::steady_clock::time_point::max()); }
+
+   private:
+    void set(std::chrono::steady_clock::time_point t) {
+      std::lock_guard lk(w_.mu_);
+      auto& at = w_.streams_[ctx_];
+      if (at != kFired) at = t;
+    }
+
+   private:
+    IdleWatch& w_;
+    ServerContext* ctx_;
+  };
+
+ private:
+  // A stream failed already, or one the daemon is working for: never (again) failed for idling.
+  static constexpr auto kFired = std::chrono::steady_clock::time_point::min();
+  void run() {
+    // Checked at a quarter of the idle time (at most every second): a stream is failed between
+    // `idle` and 1.25 x `idle` after its last message.
+    const auto period = std::min<std::chrono::milliseconds>(std::chrono::seconds(1), idle_ / 4 + std::chrono::milliseconds(1));
+    std::unique_lock lk(mu_);
+    while (!cv_.wait_for(lk, period, [&] { return stop_; })) {
+      const auto now = std::chrono::steady_clock::now();
+      for (auto it = streams_.begin(); it != streams_.end(); ++it) {
+        if (it->second == kFired || it->second == std::chrono::steady_clock::time_point::max() ||
+            now - it->second <= idle_)
+          continue;
+        const std::string why = fmt::format("Submit: nothing from the client for {} s (the daemon's submit_idle_s): "
+                                            "the stream is failed and its admission released",
+                                            double(idle_.count()) / 1000.0);
+        grpc_call_cancel_with_status(it->first->c_call(), GRPC_STATUS_DEADLINE_EXCEEDED, why.c_str(), nullptr);
+        it->second = kFired;
+      }
+    }
+  }
+
+  std::chrono::milliseconds idle_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::map<ServerContext*, std::chrono::steady_clock::time_point> streams_;
+  bool stop_ = false;
+  std::thread thread_;  // last: started once the rest is made
+};
+
 class ProverImpl final : public v1::Prover::Service {
  public:
-  explicit ProverImpl(Daemon& d, std::size_t max_send) : d_(d), max_send_(max_send) {}
+  ProverImpl(Daemon& d, std::size_t max_send, std::chrono::milliseconds submit_idle)
+      : d_(d), max_send_(max_send), idle_(submit_idle) {}
 
   Status RegisterKey(ServerContext*, const v1::RegisterKeyRequest* req,
                      v1::RegisterKeyResponse* resp) override {
@@ -232,8 +311,14 @@ class ProverImpl final : public v1::Prover::Service {
   // no job (the client is told CANCELLED and would never learn the id).
   template <class Stream>
   void submit(ServerContext* ctx, Stream* stream, v1::SubmitResponse* resp) {
+    IdleWatch::Entry watch(idle_, ctx);
     v1::SubmitRequest msg;
-    if (!stream->Read(&msg)) throw Error("Submit: the stream ended before a header");
+    if (!stream->Read(&msg)) {
+      if (cut(ctx, std::chrono::steady_clock::duration::zero()))
+        throw StreamCut("Submit: the call was cancelled or failed before a header");
+      throw Error("Submit: the stream ended before a header");
+    }
+    watch.work();
     if (!msg.has_header()) throw Error("Submit: the first message must be a header");
     const auto& h = msg.header();
     if (!h.has_circom() && !h.has_native()) throw Error("Submit: the header has no inputs (circom or native)");
@@ -253,8 +338,10 @@ class ProverImpl final : public v1::Prover::Service {
       sh.witness_bytes.assign(h.circom().witness_bytes().begin(), h.circom().witness_bytes().end());
     }
     auto begin = d_.begin_submit(sh);
+    watch.wait();
     auto last = std::chrono::steady_clock::now();  // when the latest message came
     while (stream->Read(&msg)) {
+      watch.work();
       if (!msg.has_chunk()) throw Error("Submit: a second header: every message after the first is a chunk");
       const auto& c = msg.chunk();
       if (c.data().size() > (4u << 20))
@@ -262,7 +349,9 @@ class ProverImpl final : public v1::Prover::Service {
       begin.submission->append(c.partition(), c.offset(),
                                {reinterpret_cast<const std::uint8_t*>(c.data().data()), c.data().size()});
       last = std::chrono::steady_clock::now();
+      watch.wait();
     }
+    watch.work();
     if (cut(ctx, std::chrono::steady_clock::now() - last))
       throw StreamCut("Submit: the call was cancelled or its deadline passed before the stream was "
                       "half-closed: no job was made");
@@ -426,6 +515,7 @@ class ProverImpl final : public v1::Prover::Service {
  private:
   Daemon& d_;
   std::size_t max_send_;
+  IdleWatch idle_;
 };
 
 }  // namespace
@@ -450,7 +540,7 @@ Server::Server(Daemon& daemon, ServerConfig cfg) : impl_(std::make_unique<Impl>(
   }
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
-  impl_->service = std::make_unique<ProverImpl>(daemon, cfg.max_send_bytes);
+  impl_->service = std::make_unique<ProverImpl>(daemon, cfg.max_send_bytes, cfg.submit_idle);
   grpc::ServerBuilder b;
   std::vector<std::unique_ptr<int>> ports;
   for (const auto& a : cfg.listen) {

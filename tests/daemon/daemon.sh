@@ -309,7 +309,7 @@ hostile)
   done
   for v in nan inf -1; do refused "--grace-s $v" "--grace-s" --grace-s "$v"; done
   [[ -d "$SRC/node_modules/@grpc/grpc-js" ]] || { echo "node packages absent (bash scripts/setup.sh installs them)"; exit 77; }
-  start --max-witness 16777215TiB
+  start --max-witness 16777215TiB --submit-idle-s 2
   KBN=$("$BIN" register-key --server "$S" bn.zkey --preload) || fail "register-key bn.zkey"
   KBLS=$("$BIN" register-key --server "$S" bls.zkey) || fail "register-key bls.zkey"
   (cd "$SRC" && node tests/daemon/hostile.mjs "$S" "$SRC" "$W/state" "$W/daemon.log" "$KBN" "$KBLS") || fail "the hostile probes"

@@ -5,7 +5,7 @@
 // unless the probe made a job on purpose.
 //
 //   node hostile.mjs <address> <source dir> <state dir> <daemon log> <bn key id> <bls key id>
-// The daemon runs with --max-witness 16777215TiB (2^64 - 2^40: declared sizes near 2^64 pass the per-witness
+// The daemon runs with --submit-idle-s 2 and --max-witness 16777215TiB (2^64 - 2^40: declared sizes near 2^64 pass the per-witness
 // bound and meet the spool bound).
 import fs from "node:fs";
 import path from "node:path";
@@ -264,6 +264,40 @@ await probe("PreloadKey on gpus 0 and 4294967295", () => unary("PreloadKey", { k
   const line = s.resp ? lines.find((l) => l.includes("event=job_cancelled") && l.includes(s.resp.job_id)) : null;
   ok(line && line.includes('reason="x\\r\\n2026-01-01T00:00:00.000Z info event=job_finished job=forged\\x1b[2K\\x00tail"'),
      `the reason is logged escaped (${line})`);
+}
+
+// ---- 5. an idle Submit stream (the daemon runs with --submit-idle-s 2) is failed and releases
+// its admission
+{
+  const big = (gib) => ({ header: { key_id: bnKey, partitions: 1, circom: { witness_bytes: [String(BigInt(gib) << 30n)] } } });
+  const before = await books();
+  const t0 = Date.now();
+  const idle = openSubmit([big(200)], deadline(30));  // header only: 200 GiB of the 256 GiB spool held
+  await sleep(300);
+  expectErr("while an idle stream holds 200 GiB, a Submit of 100 GiB", await submitRaw([big(100)]), "RESOURCE_EXHAUSTED", "max_spool_bytes");
+  const r = await idle.done;
+  const took = (Date.now() - t0) / 1000;
+  expectErr("a header-only stream left idle", r, "DEADLINE_EXCEEDED", "submit_idle_s");
+  ok(took >= 2 && took < 5, `the idle stream was failed after ${took.toFixed(1)} s (submit_idle_s 2)`);
+  // The client has its status as the call is failed; the handler gives the admission back as it
+  // unwinds, moments later.
+  let after;
+  for (let i = 0; i < 20; i++) {
+    after = await submitRaw([big(100)]);
+    if (!after.err || after.err.code !== grpc.status.RESOURCE_EXHAUSTED) break;
+    await sleep(100);
+  }
+  expectErr("after it, a Submit of 100 GiB is admitted (then ends short)", after, "INVALID_ARGUMENT", "stream ended");
+  await nothingLeft("a header-only stream left idle", before);
+}
+{
+  const before = await books();
+  const half = openSubmit([header(bnKey, [bnW]), { chunk: { partition: 0, offset: "0", data: bnW.subarray(0, 100) } }], deadline(30));
+  expectErr("a stream left idle after part of a witness", await half.done, "DEADLINE_EXCEEDED", "submit_idle_s");
+  await nothingLeft("a stream left idle after part of a witness", before);
+  const silent = openSubmit([], deadline(30));
+  expectErr("a stream that never sends its header", await silent.done, "DEADLINE_EXCEEDED", "submit_idle_s");
+  await nothingLeft("a stream that never sends its header", before);
 }
 
 // ---- 8. each job's end is logged once, a cancelled job's as job_cancelled only
