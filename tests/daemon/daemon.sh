@@ -313,8 +313,9 @@ hostile)
   KBN=$("$BIN" register-key --server "$S" bn.zkey --preload) || fail "register-key bn.zkey"
   KBLS=$("$BIN" register-key --server "$S" bls.zkey) || fail "register-key bls.zkey"
   (cd "$SRC" && node tests/daemon/hostile.mjs "$S" "$SRC" "$W/state" "$W/daemon.log" "$KBN" "$KBLS") || fail "the hostile probes"
-  # A cancelled job's reason is said once ("cancelled: why", not "cancelled: cancelled: why").
-  J=$("$BIN" submit --server "$S" --key "$KBN" $(for _ in $(seq 1 12); do echo "$F/bn128/chain.wtns"; done)) || fail "submit"
+  # A cancelled job's reason is said once ("cancelled: why", not "cancelled: cancelled: why"); 64
+  # partitions: seconds of work, still running when cancelled.
+  J=$("$BIN" submit --server "$S" --key "$KBN" $(for _ in $(seq 1 64); do echo "$F/bn128/chain.wtns"; done)) || fail "submit"
   "$BIN" cancel --server "$S" --reason "no longer needed" "$J" >/dev/null || fail "cancel $J"
   out=$("$BIN" await --server "$S" "$J" 2>&1) && fail "await of a cancelled job succeeded"
   [[ "$out" == *"job $J cancelled: no longer needed"* && "$out" != *"cancelled: cancelled"* ]] || fail "await of a cancelled job: $out"

@@ -252,7 +252,7 @@ await probe("PreloadKey on gpus 0 and 4294967295", () => unary("PreloadKey", { k
   ok(r.resp && Number(r.resp.key.host_bytes) > 0, `PreloadKey with no gpus: every device (${r.err ? r.err.details : r.resp.key.residency})`);
 }
 {
-  const s = await submitRaw([header(bnKey, Array(12).fill(bnW)), ...chunks(Array(12).fill(bnW))]);
+  const s = await submitRaw([header(bnKey, Array(64).fill(bnW)), ...chunks(Array(64).fill(bnW))]);  // seconds of work: still running when cancelled
   const reason = "x\r\n2026-01-01T00:00:00.000Z info event=job_finished job=forged\x1b[2K\0tail";
   const c = s.resp ? await unary("Cancel", { job_id: s.resp.job_id, reason }) : { err: s.err };
   ok(c.resp && c.resp.job.state === "JOB_STATE_CANCELLED", `cancel with a reason of control bytes (${c.err ? c.err.details : "cancelled"})`);
