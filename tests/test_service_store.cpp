@@ -156,15 +156,37 @@ TEST_P(StoreTest, IdempotencyKeyNamesOneJob) {
   const auto a = submit(*s, job(1, "retry-1"));
   EXPECT_EQ(s->find_idempotent("retry-1")->job_id, a.job_id);
   EXPECT_FALSE(s->find_idempotent("other"));
-  // Two writers racing with the same key: the second commit answers with the first job and its
-  // own files go.
+  // Two writers racing with the same key: the second commit answers with the first job when it
+  // is the same submission (header and witness bytes), and its own files go.
   auto w = s->create_job(job(1, "retry-1"));
-  std::vector<std::uint8_t> bytes(16, 1);
-  w->append(0, 0, bytes);
+  const std::vector<std::uint8_t> same(8, 7);
+  w->append(0, 0, same);
+  w->append(0, 8, same);
   auto [j, created] = w->commit();
   EXPECT_FALSE(created);
   EXPECT_EQ(j.job_id, a.job_id);
   w.reset();
+  // Other witness bytes under the same header, or another header: the race's loser is refused
+  // (Conflict naming the first job), not answered with a job it did not submit.
+  {
+    auto other = s->create_job(job(1, "retry-1"));
+    other->append(0, 0, std::vector<std::uint8_t>(16, 1));
+    try {
+      other->commit();
+      ADD_FAILURE() << "other witness bytes under a known idempotency key were deduplicated";
+    } catch (const Conflict& e) {
+      EXPECT_NE(std::string(e.what()).find(a.job_id), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("witness bytes"), std::string::npos) << e.what();
+    }
+  }
+  {
+    auto header = job(1, "retry-1", /*prio=*/5);
+    header.fingerprint = "another header";
+    auto other = s->create_job(header);
+    other->append(0, 0, same);
+    other->append(0, 8, same);
+    EXPECT_THROW(other->commit(), Conflict);
+  }
   EXPECT_EQ(s->list_jobs(std::nullopt, 10, "").jobs.size(), 1u);
   EXPECT_EQ(spool_entries(), sqlite() ? 2u : 0u);  // the first job's directory and its witness only
 }

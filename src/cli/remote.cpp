@@ -178,9 +178,12 @@ void follow(Stream& stream, Results& results, bool quiet) {
                                          : fmt::format("; {} proofs in {}/proof_<i>.json and public_<i>.json",
                                                        results.written, results.out_dir)
                                                .c_str());
-  if (r.state() != v1::JOB_STATE_SUCCEEDED)
-    throw Error(fmt::format("job {} {}: {}", r.job_id(), r.state() == v1::JOB_STATE_CANCELLED ? "cancelled" : "failed",
-                            r.error()));
+  if (r.state() != v1::JOB_STATE_SUCCEEDED) {
+    // A cancelled job's error already says so ("cancelled" or "cancelled: <reason>").
+    if (r.state() == v1::JOB_STATE_CANCELLED)
+      throw Error(fmt::format("job {} {}", r.job_id(), r.error().empty() ? "cancelled" : r.error()));
+    throw Error(fmt::format("job {} failed: {}", r.job_id(), r.error()));
+  }
 }
 
 void run_submit(const SubmitArgs& a) {

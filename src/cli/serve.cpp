@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <functional>
@@ -36,12 +37,20 @@ struct ServeArgs {
   std::string tls_cert, tls_key, token_file;  // TLS and a bearer token for TCP addresses
   std::string budget, max_spool = "256GiB", max_witness = "64GiB";
   double grace_s = 30;
+  std::uint32_t submit_idle_s = 60;  // a Submit stream silent this long is failed (ServerConfig)
   std::optional<std::uint32_t> lease_s;  // --lease-s: over the config's lease_seconds
 };
 
 // Reads a TOML config (docs/splitprove.toml is the documented example) into `a`. Every key is
 // known and typed: anything else is an error naming the file, the key and the problem.
 void load_config(const std::string& path, ServeArgs& a) {
+  // toml++ reads a directory as an empty document: a config must be a file.
+  std::error_code fec;
+  const auto kind = std::filesystem::status(path, fec).type();
+  if (kind == std::filesystem::file_type::not_found)
+    throw Error(fmt::format("{}: no such config file", path));
+  if (kind != std::filesystem::file_type::regular)
+    throw Error(fmt::format("{}: not a regular file (a config is a TOML file)", path));
   toml::table t;
   try {
     t = toml::parse_file(path);
@@ -118,10 +127,14 @@ void load_config(const std::string& path, ServeArgs& a) {
         {"tls_cert", [&](auto& n, auto s, auto k) { a.tls_cert = str(n, s, k); }},
         {"tls_key", [&](auto& n, auto s, auto k) { a.tls_key = str(n, s, k); }},
         {"token_file", [&](auto& n, auto s, auto k) { a.token_file = str(n, s, k); }},
+        {"submit_idle_s", [&](auto& n, auto s, auto k) { a.submit_idle_s = std::uint32_t(num(n, s, k, 1, 86400)); }},
         {"grace_s",
          [&](auto& n, auto s, auto k) {
            auto v = n.template value<double>();
            if (!v) throw Error(fmt::format("{}: a number is expected", where(s, k)));
+           // TOML has nan and inf: refused here as below, with the file and the key named.
+           if (!std::isfinite(*v) || *v < 0 || *v > 86400)
+             throw Error(fmt::format("{}: {} outside 0..86400 seconds", where(s, k), *v));
            a.grace_s = *v;
          }}}},
   };
@@ -151,7 +164,9 @@ void run_serve(ServeArgs a) {
   if (!a.budget.empty()) a.d.budget = mem::parse_size(a.budget, "budget");
   a.d.max_spool_bytes = mem::parse_size(a.max_spool, "max_spool_bytes");
   a.d.max_witness_bytes = mem::parse_size(a.max_witness, "max_witness_bytes");
-  if (a.grace_s < 0 || a.grace_s > 86400) throw Error(fmt::format("serve: --grace-s {}: 0..86400", a.grace_s));
+  // NaN compares false with everything: checked as "finite and in range", not "out of range".
+  if (!(std::isfinite(a.grace_s) && a.grace_s >= 0 && a.grace_s <= 86400))
+    throw Error(fmt::format("serve: --grace-s {}: 0..86400", a.grace_s));
   if (a.listen.empty())
     a.listen.push_back("unix:" + (std::filesystem::path(a.d.store.state_dir) / "splitprove.sock").string());
   service::ServerConfig sc;
@@ -159,6 +174,9 @@ void run_serve(ServeArgs a) {
   sc.tls_cert_file = a.tls_cert;
   sc.tls_key_file = a.tls_key;
   sc.token_file = a.token_file;
+  if (a.submit_idle_s < 1 || a.submit_idle_s > 86400)
+    throw Error(fmt::format("serve: --submit-idle-s {}: 1..86400", a.submit_idle_s));
+  sc.submit_idle = std::chrono::seconds(a.submit_idle_s);
   sc.check();
   for (const auto& l : a.listen) service::check_listen_address(l, sc.secure());
   a.d.check();
@@ -285,6 +303,10 @@ Register reg([](CLI::App& app) {
       [](auto& f, auto& t) { t.http = f.http; });
   opt(c->add_option("--grace-s", a->grace_s, "On SIGTERM: seconds in-flight partitions get to finish")->capture_default_str(),
       [](auto& f, auto& t) { t.grace_s = f.grace_s; });
+  opt(c->add_option("--submit-idle-s", a->submit_idle_s,
+                    "A Submit stream that sends nothing this long is failed (DEADLINE_EXCEEDED) and its "
+                    "admission released")->capture_default_str(),
+      [](auto& f, auto& t) { t.submit_idle_s = f.submit_idle_s; });
   c->callback([a, config, copies] {
     if (config->empty()) return run_serve(*a);
     ServeArgs merged;

@@ -119,19 +119,29 @@ void Daemon::changed(const std::string& job_id) {
     ++change_seq_;
     if (job_id.empty()) {
       for (auto& [j, n] : job_changes_) n = change_seq_;
-    } else {
+    } else if (!ended_.count(job_id)) {
       job_changes_[job_id] = change_seq_;
     }
   }
   change_cv_.notify_all();
 }
 
-void Daemon::job_ended(const std::string& job_id) {
+bool Daemon::job_ended(const std::string& job_id) {
+  bool first = false;
   {
     std::lock_guard lk(change_mu_);
     job_changes_.erase(job_id);
+    first = ended_.insert(job_id).second;
+    if (first) {
+      ended_order_.push_back(job_id);
+      if (ended_order_.size() > kEndedKept) {
+        ended_.erase(ended_order_.front());
+        ended_order_.pop_front();
+      }
+    }
   }
   change_cv_.notify_all();
+  return first;
 }
 
 std::uint64_t Daemon::job_changes(const std::string& job_id) {
@@ -451,13 +461,10 @@ void Daemon::run_partition(const Claim& c) {
     return;
   }
   if (!j || is_final(j->state)) {
-    bool first = false;
-    {
-      std::lock_guard lk(change_mu_);
-      first = job_changes_.count(c.job_id) > 0;  // the first partition to see the end logs it
-    }
-    job_ended(c.job_id);
-    if (j && first)
+    // The first partition to see the end logs it; the check and the mark are one step, so two
+    // partitions ending at once log it once. A cancelled job's end is Cancel's (job_cancelled).
+    const bool first = job_ended(c.job_id);
+    if (j && first && j->state != JobState::cancelled)
       log_event(j->state == JobState::succeeded ? spdlog::level::info : spdlog::level::warn, "job_finished",
                 {{"job", c.job_id}, {"state", to_string(j->state)},
                  {"partitions_done", std::to_string(j->partitions_done)},

@@ -12,6 +12,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <deque>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -135,16 +136,19 @@ class Daemon {
   // <key_dir>/native/<curve>-2^<log2>.zkey (minutes at large sizes); later, the key made then.
   std::pair<KeyInfo, bool> register_native_key(const std::string& curve, std::uint32_t log2, bool preload);
   std::vector<KeyInfo> list_keys();
-  KeyInfo preload_key(const std::string& key_id);
+  // Makes the key resident on every device of its engine; `gpus`, when given, must each name one
+  // of them (Error otherwise, before the key is read).
+  KeyInfo preload_key(const std::string& key_id, const std::vector<std::uint32_t>& gpus = {});
   // Returns the key and the host bytes given back. Conflict while partitions use it.
   std::pair<KeyInfo, std::uint64_t> evict_key(const std::string& key_id);
 
   // ---- jobs
   // The header checked (key, counts, sizes) and admitted (pending jobs, spool bytes), or, for a
   // known idempotency key, that job (`deduplicated`); Conflict when that job's header differs.
+  // A retry (a known idempotency key, the same header) reads and hashes the witnesses without
+  // writing them; its commit answers with the existing job, or Conflict for other bytes.
   struct Begin {
-    std::unique_ptr<Submission> submission;  // null when deduplicated
-    std::optional<JobRecord> existing;
+    std::unique_ptr<Submission> submission;
   };
   Begin begin_submit(const SubmitHeader& h);
   JobRecord cancel(const std::string& job_id, const std::string& reason);
@@ -216,7 +220,8 @@ class Daemon {
   void load_onto_devices(const std::string& key_id);
   KeyInfo info_of(const KeyRecord& k);
   void changed(const std::string& job_id);  // job_id "": every job (stop)
-  void job_ended(const std::string& job_id);
+  // true the first time a job's end is seen here (its end is logged once).
+  bool job_ended(const std::string& job_id);
 
   DaemonConfig cfg_;
   std::unique_ptr<JobStore> store_;
@@ -253,6 +258,11 @@ class Daemon {
   std::condition_variable change_cv_;
   std::map<std::string, std::uint64_t> job_changes_;  // jobs with changes and not ended; bounded
   std::uint64_t change_seq_ = 0;                       // by the pending jobs
+  // Jobs seen to end here, the latest kEndedKept: a partition finishing after its job ended (its
+  // result dropped) neither logs the end again nor brings back the job's counter.
+  static constexpr std::size_t kEndedKept = 4096;
+  std::set<std::string> ended_;
+  std::deque<std::string> ended_order_;
 
   std::vector<std::thread> threads_;
   std::unique_ptr<mem::MemorySampler> sampler_;  // RSS (and the budget's books) every second, bounded

@@ -2,11 +2,14 @@
 // land, the durable commit), Cancel, GetJob, ListJobs.
 #include <fmt/format.h>
 
+#include <limits>
+
 #include "io/curve_id.hpp"
 #include "io/wtns.hpp"
 #include "service/daemon_parts.hpp"
 #include "service/errors.hpp"
 #include "service/log.hpp"
+#include "service/store_shared.hpp"
 
 namespace splitprove::service {
 
@@ -62,9 +65,34 @@ class SubmissionImpl final : public Submission {
   std::uint32_t checked_ = 0;
 };
 
+// A retry under a known idempotency key whose header matches its job's: the witnesses are read
+// (order and sizes checked as for a new job) and hashed, not written; commit answers with that
+// job when the bytes are the same, Conflict when they differ.
+class RetrySubmission final : public Submission {
+ public:
+  RetrySubmission(JobRecord existing, std::string header_fingerprint, std::vector<std::uint64_t> sizes)
+      : existing_(std::move(existing)), fp_(std::move(header_fingerprint)), sizes_(std::move(sizes)), order_(sizes_) {}
+  void append(std::uint32_t partition, std::uint64_t offset, std::span<const std::uint8_t> bytes) override {
+    order_.take(partition, offset, bytes.size());
+    hash_.update(bytes);
+  }
+  std::pair<JobRecord, bool> commit() override {
+    order_.require_complete();
+    check_same_submission(existing_, sizes_.empty() ? fp_ : with_content_hash(fp_, hash_.hex()));
+    return {existing_, false};
+  }
+
+ private:
+  JobRecord existing_;
+  std::string fp_;
+  std::vector<std::uint64_t> sizes_;
+  spool::ChunkOrder order_;
+  spool::Sha256 hash_;
+};
+
 Daemon::Begin Daemon::begin_submit(const SubmitHeader& h) {
   if (!accepting_) throw Unavailable("the daemon is not accepting jobs (starting or stopping): retry");
-  if (h.key_id.size() != 64) throw Error(fmt::format("key id '{}' is not 64 hex characters", h.key_id));
+  if (h.key_id.size() != 64) throw Error(fmt::format("key id '{}' is not 64 hex characters", echo(h.key_id)));
   if (h.idempotency_key.size() > 128)
     throw Error(fmt::format("idempotency key of {} characters: at most 128", h.idempotency_key.size()));
   for (char c : h.idempotency_key)
@@ -77,23 +105,26 @@ Daemon::Begin Daemon::begin_submit(const SubmitHeader& h) {
     throw Error(fmt::format("{} partitions: at most max_partitions_per_job {}", n, cfg_.max_partitions_per_job));
   if (!h.native_seed && h.witness_bytes.size() != n)
     throw Error(fmt::format("{} partitions but {} witness sizes", n, h.witness_bytes.size()));
+  // The declared sizes' sum saturates at 2^64 - 1 (each may be near 2^64 with an extreme
+  // max_witness_bytes): a wrapped sum would pass the spool bound below.
+  constexpr std::uint64_t kMax = std::numeric_limits<std::uint64_t>::max();
+  auto add = [&](std::uint64_t a, std::uint64_t b) { return a > kMax - b ? kMax : a + b; };
   std::uint64_t total = 0;
   for (std::size_t i = 0; i < h.witness_bytes.size(); ++i) {
     if (h.witness_bytes[i] < 12 || h.witness_bytes[i] > cfg_.max_witness_bytes)
       throw Error(fmt::format("partition {}: a witness of {} bytes: 12..{} (max_witness_bytes)", i,
                               h.witness_bytes[i], cfg_.max_witness_bytes));
-    total += h.witness_bytes[i];
+    total = add(total, h.witness_bytes[i]);
   }
   std::string fp = fmt::format("key={};priority={};partitions={};", h.key_id, h.priority, n);
   if (h.native_seed) fp += fmt::format("native_seed={}", *h.native_seed);
   else for (auto b : h.witness_bytes) fp += fmt::format("{},", b);
   if (!h.idempotency_key.empty()) {
     if (auto j = store_->find_idempotent(h.idempotency_key)) {
-      if (j->fingerprint != fp)
-        throw Conflict(fmt::format("idempotency key '{}' names job {}, submitted with another header "
-                                   "(key, priority or witness sizes differ)",
-                                   h.idempotency_key, j->job_id));
-      return {nullptr, j};
+      // Another header is refused now; the same header is compared on its witnesses' bytes too,
+      // once they have been read.
+      check_same_submission(*j, fp, /*header_only=*/true);
+      return {std::make_unique<RetrySubmission>(*j, fp, h.witness_bytes)};
     }
   }
   auto rec = store_->get_key(h.key_id);
@@ -113,7 +144,7 @@ Daemon::Begin Daemon::begin_submit(const SubmitHeader& h) {
     const std::uint64_t pending = std::uint64_t(c.queued_jobs) + c.running_jobs + submits_in_progress_;
     if (pending >= cfg_.max_pending_jobs)
       throw Exhausted(fmt::format("pending jobs: {} of max_pending_jobs {}", pending, cfg_.max_pending_jobs));
-    if (c.spool_bytes + reserved_spool_ + total > cfg_.max_spool_bytes)
+    if (add(add(c.spool_bytes, reserved_spool_), total) > cfg_.max_spool_bytes)
       throw Exhausted(fmt::format("spool: {} bytes held and {} reserved; this job's {} would pass "
                                   "max_spool_bytes {}",
                                   c.spool_bytes, reserved_spool_, total, cfg_.max_spool_bytes));
@@ -137,7 +168,7 @@ Daemon::Begin Daemon::begin_submit(const SubmitHeader& h) {
     reserved_spool_ -= total;
     throw;
   }
-  return {std::make_unique<SubmissionImpl>(*this, key, std::move(w), total), std::nullopt};
+  return {std::make_unique<SubmissionImpl>(*this, key, std::move(w), total)};
 }
 
 // ---------------------------------------------------------------- jobs
@@ -162,7 +193,8 @@ JobRecord Daemon::cancel(const std::string& job_id, const std::string& reason) {
   for (auto& c : cancels) c();
   changed(job_id);
   job_ended(job_id);
-  log_event(spdlog::level::info, "job_cancelled", {{"job", job_id}, {"reason", reason}});
+  if (before && before->state != JobState::cancelled)  // a second Cancel changes nothing
+    log_event(spdlog::level::info, "job_cancelled", {{"job", job_id}, {"reason", reason}});
   return *j;
 }
 

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 
@@ -134,19 +135,19 @@ KeyInfo Daemon::info_of(const KeyRecord& k) {
 std::pair<KeyInfo, bool> Daemon::register_key(const std::string& rel, bool preload) {
   if (rel.empty()) throw Error("RegisterKey: an empty path");
   const fs::path p(rel);
-  if (p.is_absolute()) throw Denied(fmt::format("key path '{}' is absolute: give it relative to the key directory", rel));
+  if (p.is_absolute()) throw Denied(fmt::format("key path '{}' is absolute: give it relative to the key directory", echo(rel)));
   for (const auto& part : p)
-    if (part == "..") throw Denied(fmt::format("key path '{}' contains '..'", rel));
+    if (part == "..") throw Denied(fmt::format("key path '{}' contains '..'", echo(rel)));
   std::error_code ec;
   const fs::path dir = fs::canonical(cfg_.key_dir, ec);
   const fs::path full = fs::path(cfg_.key_dir) / p;
-  if (!fs::exists(full, ec)) throw NotFound(fmt::format("key path '{}': no such file in the key directory", rel));
+  if (!fs::exists(full, ec)) throw NotFound(fmt::format("key path '{}': no such file in the key directory", echo(rel)));
   const fs::path real = fs::canonical(full, ec);
-  if (ec) throw NotFound(fmt::format("key path '{}': {}", rel, ec.message()));
+  if (ec) throw NotFound(fmt::format("key path '{}': {}", echo(rel), ec.message()));
   const auto rs = real.string(), ds = dir.string() + "/";
   if (rs.compare(0, ds.size(), ds) != 0)
-    throw Denied(fmt::format("key path '{}' resolves outside the key directory (to {})", rel, rs));
-  if (!fs::is_regular_file(real)) throw Error(fmt::format("key path '{}': not a regular file", rel));
+    throw Denied(fmt::format("key path '{}' resolves outside the key directory (to {})", echo(rel), echo(rs)));
+  if (!fs::is_regular_file(real)) throw Error(fmt::format("key path '{}': not a regular file", echo(rel)));
   const std::string id = sha256_file(rs);
   {
     std::lock_guard lk(keys_mu_);
@@ -251,9 +252,32 @@ void Daemon::load_onto_devices(const std::string& key_id) {
   });
 }
 
-KeyInfo Daemon::preload_key(const std::string& key_id) {
+KeyInfo Daemon::preload_key(const std::string& key_id, const std::vector<std::uint32_t>& gpus) {
   auto rec = store_->get_key(key_id);
   if (!rec) throw NotFound(fmt::format("no key {} is registered", key_id));
+  if (!gpus.empty()) {
+    // Every GPU named must be one of the engine's devices, checked before the key is read.
+    auto lower = [](std::string s) {
+      for (auto& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
+      return s;
+    };
+    const bool bn = lower(rec->curve) == lower(std::string(ec::curve_name(ec::CurveId::kBn254)));
+    std::vector<pipeline::DeviceStatus> devices;
+    if (bn) (void)engines_->get<ec::Bn254>(); else (void)engines_->get<ec::Bls12_381>();
+    {
+      std::lock_guard lk(engines_->mu);
+      if (engines_->devices) devices = engines_->devices();
+    }
+    std::set<std::uint32_t> known;
+    for (const auto& d : devices) known.insert(d.index);
+    for (const auto g : gpus)
+      if (!known.count(g)) {
+        std::string have;
+        for (const auto k : known) have += (have.empty() ? "" : ", ") + std::to_string(k);
+        throw Error(fmt::format("PreloadKey: gpu {} is not a device of this daemon ({})", g,
+                                have.empty() ? "it has none" : "its devices: " + have));
+      }
+  }
   load_onto_devices(key_id);
   return info_of(*rec);
 }

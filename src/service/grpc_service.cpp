@@ -10,7 +10,11 @@
 
 #include <filesystem>
 #include <fstream>
+#include <condition_variable>
 #include <iterator>
+#include <map>
+#include <mutex>
+#include <thread>
 
 #include "service/daemon.hpp"
 #include "service/errors.hpp"
@@ -111,6 +115,7 @@ namespace {
 
 Status status_of(const std::exception& e) {
   const std::string m = e.what();
+  if (dynamic_cast<const StreamCut*>(&e)) return {StatusCode::CANCELLED, m};
   if (dynamic_cast<const NotFound*>(&e)) return {StatusCode::NOT_FOUND, m};
   if (dynamic_cast<const Conflict*>(&e)) return {StatusCode::FAILED_PRECONDITION, m};
   if (dynamic_cast<const Exhausted*>(&e)) return {StatusCode::RESOURCE_EXHAUSTED, m};
@@ -132,18 +137,98 @@ Status guard(F&& f) {
   }
 }
 
+// Ids are checked before anything else is done with a request, and quoted back only in part
+// (echo), however long they are.
 void check_job_id(const std::string& id) {
-  if (!valid_job_id(id)) throw Error(fmt::format("job id '{}' is not a job id (a UUID in lowercase)", id));
+  if (!valid_job_id(id)) throw Error(fmt::format("job id '{}' is not a job id (a UUID in lowercase)", echo(id)));
 }
 void check_key_id(const std::string& id) {
   bool ok = id.size() == 64;
-  for (char c : id) ok = ok && ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'));
-  if (!ok) throw Error(fmt::format("key id '{}' is not 64 lowercase hex characters", id));
+  for (std::size_t i = 0; ok && i < id.size(); ++i) ok = (id[i] >= '0' && id[i] <= '9') || (id[i] >= 'a' && id[i] <= 'f');
+  if (!ok) throw Error(fmt::format("key id '{}' is not 64 lowercase hex characters", echo(id)));
 }
+// Longer than any path a key directory holds (PATH_MAX) or any token ListJobs issues.
+constexpr std::size_t kMaxKeyPath = 4096, kMaxPageToken = 256;
+
+// Submit streams being read, and when each last heard from its client: one thread fails those
+// idle for longer than `idle` (grpc_call_cancel_with_status: the client gets DEADLINE_EXCEEDED,
+// the blocked Read returns false, the handler unwinds and releases its admission). Only the
+// client's silence counts: the idle clock runs while the handler waits in Read, and is paused
+// while the daemon works (the header's checks and the key's load, a chunk's write, the commit).
+class IdleWatch {
+ public:
+  explicit IdleWatch(std::chrono::milliseconds idle) : idle_(idle), thread_([this] { run(); }) {}
+  ~IdleWatch() {
+    {
+      std::lock_guard lk(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+  // Watches `ctx` while alive: wait() before each Read (the idle clock starts), work() after it.
+  class Entry {
+   public:
+    Entry(IdleWatch& w, ServerContext* ctx) : w_(w), ctx_(ctx) {
+      std::lock_guard lk(w_.mu_);
+      w_.streams_[ctx_] = std::chrono::steady_clock::now();
+    }
+    ~Entry() {
+      std::lock_guard lk(w_.mu_);  // the call is not cancelled through ctx_ after this
+      w_.streams_.erase(ctx_);
+    }
+    Entry(const Entry&) = delete;
+    Entry& operator=(const Entry&) = delete;
+    void wait() { set(std::chrono::steady_clock::now()); }
+    void work() { set(std::chrono::steady_clock::time_point::max()); }
+
+   private:
+    void set(std::chrono::steady_clock::time_point t) {
+      std::lock_guard lk(w_.mu_);
+      auto& at = w_.streams_[ctx_];
+      if (at != kFired) at = t;
+    }
+
+   private:
+    IdleWatch& w_;
+    ServerContext* ctx_;
+  };
+
+ private:
+  // A stream failed already, or one the daemon is working for: never (again) failed for idling.
+  static constexpr auto kFired = std::chrono::steady_clock::time_point::min();
+  void run() {
+    // Checked at a quarter of the idle time (at most every second): a stream is failed between
+    // `idle` and 1.25 x `idle` after its last message.
+    const auto period = std::min<std::chrono::milliseconds>(std::chrono::seconds(1), idle_ / 4 + std::chrono::milliseconds(1));
+    std::unique_lock lk(mu_);
+    while (!cv_.wait_for(lk, period, [&] { return stop_; })) {
+      const auto now = std::chrono::steady_clock::now();
+      for (auto it = streams_.begin(); it != streams_.end(); ++it) {
+        if (it->second == kFired || it->second == std::chrono::steady_clock::time_point::max() ||
+            now - it->second <= idle_)
+          continue;
+        const std::string why = fmt::format("Submit: nothing from the client for {} s (the daemon's submit_idle_s): "
+                                            "the stream is failed and its admission released",
+                                            double(idle_.count()) / 1000.0);
+        grpc_call_cancel_with_status(it->first->c_call(), GRPC_STATUS_DEADLINE_EXCEEDED, why.c_str(), nullptr);
+        it->second = kFired;
+      }
+    }
+  }
+
+  std::chrono::milliseconds idle_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::map<ServerContext*, std::chrono::steady_clock::time_point> streams_;
+  bool stop_ = false;
+  std::thread thread_;  // last: started once the rest is made
+};
 
 class ProverImpl final : public v1::Prover::Service {
  public:
-  explicit ProverImpl(Daemon& d, std::size_t max_send) : d_(d), max_send_(max_send) {}
+  ProverImpl(Daemon& d, std::size_t max_send, std::chrono::milliseconds submit_idle)
+      : d_(d), max_send_(max_send), idle_(submit_idle) {}
 
   Status RegisterKey(ServerContext*, const v1::RegisterKeyRequest* req,
                      v1::RegisterKeyResponse* resp) override {
@@ -157,6 +242,9 @@ class ProverImpl final : public v1::Prover::Service {
         if (!curve) throw Error("RegisterKey: native.curve is not set (CURVE_BN254 or CURVE_BLS12_381)");
         r = d_.register_native_key(curve, n.log2_size(), req->preload());
       } else if (req->source().has_zkey_path()) {
+        if (req->source().zkey_path().size() > kMaxKeyPath)
+          throw Error(fmt::format("RegisterKey: a key path of {} bytes: at most {}", req->source().zkey_path().size(),
+                                  kMaxKeyPath));
         r = d_.register_key(req->source().zkey_path(), req->preload());
       } else {
         throw Error("RegisterKey: no source (zkey_path or native)");
@@ -180,7 +268,7 @@ class ProverImpl final : public v1::Prover::Service {
                     v1::PreloadKeyResponse* resp) override {
     return guard([&] {
       check_key_id(req->key_id());
-      fill_key(resp->mutable_key(), d_.preload_key(req->key_id()));
+      fill_key(resp->mutable_key(), d_.preload_key(req->key_id(), {req->gpus().begin(), req->gpus().end()}));
       return Status::OK;
     });
   }
@@ -195,11 +283,42 @@ class ProverImpl final : public v1::Prover::Service {
     });
   }
 
-  // Reads a Submit stream (header, then chunks) into the store; fills `resp`.
+  // Whether a stream whose Read just ended (false) was cut rather than half-closed: cancelled,
+  // its deadline passed, or its connection broken. Read is false in both cases, and a client's
+  // cancel may itself end the stream first (grpc-js sends END_STREAM, then RST_STREAM), while
+  // IsCancelled learns of the RST_STREAM only when core has processed it: milliseconds later on
+  // a loaded host. A stream that ended right after its last message (a client half-closing as it
+  // finishes) is taken at once; one that ended after a pause of `idle` > kCutPause (a client that
+  // stalled, then gave up) gets kCutGrace for a cancel sent with its end to show.
+  static constexpr auto kCutPause = std::chrono::milliseconds(20), kCutGrace = std::chrono::milliseconds(50);
+  static bool cut(ServerContext* ctx, std::chrono::steady_clock::duration idle) {
+    auto cut_now = [&] {
+      return grpc_call_failed_before_recv_message(ctx->c_call()) != 0 || ctx->IsCancelled() ||
+             ctx->deadline() <= std::chrono::system_clock::now();
+    };
+    if (cut_now()) return true;
+    if (idle <= kCutPause) return false;
+    for (const auto until = std::chrono::steady_clock::now() + kCutGrace; std::chrono::steady_clock::now() < until;) {
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+      if (cut_now()) return true;
+    }
+    return false;
+  }
+
+  // Reads a Submit stream (header, then chunks) into the store; fills `resp`. The job is committed
+  // only after the client half-closed its stream: Read also ends (false) when the call is
+  // cancelled or its deadline passes, and a stream cut that way, even after its last chunk, makes
+  // no job (the client is told CANCELLED and would never learn the id).
   template <class Stream>
-  void submit(Stream* stream, v1::SubmitResponse* resp) {
+  void submit(ServerContext* ctx, Stream* stream, v1::SubmitResponse* resp) {
+    IdleWatch::Entry watch(idle_, ctx);
     v1::SubmitRequest msg;
-    if (!stream->Read(&msg)) throw Error("Submit: the stream ended before a header");
+    if (!stream->Read(&msg)) {
+      if (cut(ctx, std::chrono::steady_clock::duration::zero()))
+        throw StreamCut("Submit: the call was cancelled or failed before a header");
+      throw Error("Submit: the stream ended before a header");
+    }
+    watch.work();
     if (!msg.has_header()) throw Error("Submit: the first message must be a header");
     const auto& h = msg.header();
     if (!h.has_circom() && !h.has_native()) throw Error("Submit: the header has no inputs (circom or native)");
@@ -219,20 +338,23 @@ class ProverImpl final : public v1::Prover::Service {
       sh.witness_bytes.assign(h.circom().witness_bytes().begin(), h.circom().witness_bytes().end());
     }
     auto begin = d_.begin_submit(sh);
-    if (begin.existing) {
-      resp->set_job_id(begin.existing->job_id);
-      resp->set_deduplicated(true);
-      fill_job(resp->mutable_job(), *begin.existing, d_, false, false);
-      return;
-    }
+    watch.wait();
+    auto last = std::chrono::steady_clock::now();  // when the latest message came
     while (stream->Read(&msg)) {
+      watch.work();
       if (!msg.has_chunk()) throw Error("Submit: a second header: every message after the first is a chunk");
       const auto& c = msg.chunk();
       if (c.data().size() > (4u << 20))
         throw Error(fmt::format("Submit: a chunk of {} bytes: at most 4 MiB", c.data().size()));
       begin.submission->append(c.partition(), c.offset(),
                                {reinterpret_cast<const std::uint8_t*>(c.data().data()), c.data().size()});
+      last = std::chrono::steady_clock::now();
+      watch.wait();
     }
+    watch.work();
+    if (cut(ctx, std::chrono::steady_clock::now() - last))
+      throw StreamCut("Submit: the call was cancelled or its deadline passed before the stream was "
+                      "half-closed: no job was made");
     auto [job, created] = begin.submission->commit();
     resp->set_job_id(job.job_id);
     resp->set_deduplicated(!created);
@@ -243,10 +365,10 @@ class ProverImpl final : public v1::Prover::Service {
                  {"priority", std::to_string(job.priority)}, {"idempotency_key", job.idempotency_key.value_or("")}});
   }
 
-  Status Submit(ServerContext*, grpc::ServerReader<v1::SubmitRequest>* reader,
+  Status Submit(ServerContext* ctx, grpc::ServerReader<v1::SubmitRequest>* reader,
                 v1::SubmitResponse* resp) override {
     return guard([&] {
-      submit(reader, resp);
+      submit(ctx, reader, resp);
       return Status::OK;
     });
   }
@@ -330,7 +452,7 @@ class ProverImpl final : public v1::Prover::Service {
                grpc::ServerReaderWriter<v1::JobEvent, v1::SubmitRequest>* stream) override {
     return guard([&] {
       v1::JobEvent accepted;
-      submit(stream, accepted.mutable_accepted());
+      submit(ctx, stream, accepted.mutable_accepted());
       const std::string id = accepted.accepted().job_id();
       if (!stream->Write(accepted)) return Status(StatusCode::CANCELLED, "the client went away");
       return follow(ctx, id, stream);
@@ -363,6 +485,9 @@ class ProverImpl final : public v1::Prover::Service {
 
   Status ListJobs(ServerContext*, const v1::ListJobsRequest* req, v1::ListJobsResponse* resp) override {
     return guard([&] {
+      if (req->page_token().size() > kMaxPageToken)
+        throw Error(fmt::format("page token of {} bytes was not issued by this daemon (at most {})",
+                                req->page_token().size(), kMaxPageToken));
       if (req->page_size() > 1000) throw Error(fmt::format("page_size {}: at most 1000", req->page_size()));
       std::optional<JobState> st;
       switch (req->state()) {
@@ -390,6 +515,7 @@ class ProverImpl final : public v1::Prover::Service {
  private:
   Daemon& d_;
   std::size_t max_send_;
+  IdleWatch idle_;
 };
 
 }  // namespace
@@ -414,7 +540,7 @@ Server::Server(Daemon& daemon, ServerConfig cfg) : impl_(std::make_unique<Impl>(
   }
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
-  impl_->service = std::make_unique<ProverImpl>(daemon, cfg.max_send_bytes);
+  impl_->service = std::make_unique<ProverImpl>(daemon, cfg.max_send_bytes, cfg.submit_idle);
   grpc::ServerBuilder b;
   std::vector<std::unique_ptr<int>> ports;
   for (const auto& a : cfg.listen) {

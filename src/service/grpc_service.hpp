@@ -29,6 +29,10 @@ struct ServerConfig {
   // file holding the bearer token (one line, >= 16 characters, not readable by group or others).
   // All three or none.
   std::string tls_cert_file, tls_key_file, token_file;
+  // A Submit (or Prove, until its job is accepted) whose client sends nothing for this long is
+  // failed with DEADLINE_EXCEEDED and gives back what it was admitted with (a pending-job slot
+  // and its spool reservation), so idle streams cannot hold admission.
+  std::chrono::milliseconds submit_idle{60'000};
   bool secure() const { return !tls_cert_file.empty(); }
   // Error naming the problem: only some of the three given, a file unreadable, a token too short
   // or readable by others.

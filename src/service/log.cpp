@@ -2,6 +2,8 @@
 
 #include <spdlog/sinks/stdout_sinks.h>
 
+#include <fmt/format.h>
+
 namespace splitprove::service {
 namespace {
 
@@ -18,15 +20,32 @@ spdlog::logger& logger() {
 }  // namespace
 
 std::string log_field(std::string_view key, std::string_view value) {
+  // A value comes from clients too (a Cancel reason, an idempotency key): a control byte (CR, LF,
+  // ESC, NUL, ...) is written as an escape, never raw, so no value can forge or hide a line.
+  auto control = [](unsigned char c) { return c < 0x20 || c == 0x7f; };
   bool quote = value.empty();
-  for (char c : value) quote = quote || c == ' ' || c == '"' || c == '=' || c == '\\' || c == '\n';
+  for (char c : value)
+    quote = quote || c == ' ' || c == '"' || c == '=' || c == '\\' || control(static_cast<unsigned char>(c));
   std::string out(key);
   out += '=';
   if (!quote) return out + std::string(value);
   out += '"';
-  for (char c : value) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c == '\n' ? ' ' : c;
+  for (char ch : value) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (ch == '"' || ch == '\\') {
+      out += '\\';
+      out += ch;
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (control(c)) {
+      out += fmt::format("\\x{:02x}", c);
+    } else {
+      out += ch;
+    }
   }
   return out + '"';
 }

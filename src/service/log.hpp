@@ -1,8 +1,9 @@
 #pragma once
 // The daemon's log: one structured line per event on stderr,
 //   2026-12-05T07:40:00.123Z info event=partition_done job=0193... partition=3 attempt=1 seconds=0.412
-// (UTC time, level, then key=value pairs; a value with spaces, quotes or '=' is quoted, with \" and
-// \\ escaped), so `grep event=` and log shippers read it without a parser of ours.
+// (UTC time, level, then key=value pairs; a value with spaces, quotes, '=' or control bytes is
+// quoted, with \" and \\ escaped and control bytes as \n, \r, \t or \xNN), so `grep event=` and log
+// shippers read it without a parser of ours, and no value can start a line of its own.
 #include <spdlog/spdlog.h>
 
 #include <initializer_list>

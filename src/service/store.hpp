@@ -53,7 +53,9 @@ struct KeyRecord {
 struct NewJob {
   std::string key_id;
   std::optional<std::string> idempotency_key;
-  std::string fingerprint;  // what the header said (key, N, sizes): a retry must say the same
+  // What the header said (key, priority, N, sizes or seed); the writer appends the witnesses'
+  // content hash (with_content_hash) at commit. A retry must say the same, bytes included.
+  std::string fingerprint;
   std::int32_t priority = 0;
   std::uint32_t partitions = 0;
   std::vector<std::uint64_t> witness_bytes;  // circom: one per partition; native: empty
@@ -245,6 +247,16 @@ struct StoreConfig {
 std::unique_ptr<JobStore> open_store(const StoreConfig& cfg);
 std::unique_ptr<JobStore> open_sqlite_store(const StoreConfig& cfg);
 std::unique_ptr<JobStore> open_postgres_store(const StoreConfig& cfg);
+
+// A Submit's full fingerprint: the header's, then ";witnesses_sha256=<hex>" of every witness
+// byte in order (circom jobs; a native job's seed is in the header's part).
+std::string with_content_hash(std::string_view header_fingerprint, std::string_view sha256_hex);
+// Conflict, naming the job, when `fingerprint` is not the one `existing` (the job an idempotency
+// key names) was submitted with. A fingerprint recorded without a content hash (before witnesses
+// were hashed) is compared on its header part only, and so is every one with `header_only` (a
+// retry's header, before its witnesses are read). Both stores call it on the job that won a race
+// for the idempotency key, and the daemon on a retry it answers without a store write.
+void check_same_submission(const JobRecord& existing, std::string_view fingerprint, bool header_only = false);
 
 // A new job id: a UUIDv7 (time-ordered), canonical lowercase form.
 std::string new_job_id();

@@ -104,6 +104,8 @@ std::pair<JobRecord, bool> PgStore::insert_job(const NewJob& job, const std::str
     if (!job.idempotency_key) throw;
     auto winner = find_idempotent(*job.idempotency_key);
     if (!winner) throw;
+    // The race's loser: the same submission is answered with the winner, another is refused.
+    check_same_submission(*winner, job.fingerprint);
     return {*winner, false};
   }
   return {*get_job(id, false, false), true};
@@ -312,8 +314,7 @@ JobPage PgStore::list_jobs(std::optional<JobState> state, std::size_t page_size,
 }
 
 std::pair<JobRecord, bool> PgInputWriter::commit() {
-  require_complete();
-  return store_.insert_job(job(), job_id(), *this);
+  return store_.insert_job(sealed(), job_id(), *this);
 }
 
 }  // namespace pg_store

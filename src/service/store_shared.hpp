@@ -112,16 +112,49 @@ void fsync_dir(const std::filesystem::path& dir);
 // Creates <spool>/<job_id> (mode 700) and syncs the spool; returns it.
 std::filesystem::path make_job_dir(const std::filesystem::path& spool, const std::string& job_id);
 
+// SHA-256 fed in pieces (OpenSSL's EVP).
+class Sha256 {
+ public:
+  Sha256();
+  ~Sha256();
+  Sha256(const Sha256&) = delete;
+  Sha256& operator=(const Sha256&) = delete;
+  void update(std::span<const std::uint8_t> bytes);
+  std::string hex();  // once: the digest of everything fed
+
+ private:
+  void* ctx_ = nullptr;  // EVP_MD_CTX
+};
+
+// Where a Submit's chunk stream stands: partitions in order 0..N-1, each contiguous up to its
+// declared size. Error for a chunk out of order or beyond its partition's size.
+class ChunkOrder {
+ public:
+  explicit ChunkOrder(const std::vector<std::uint64_t>& sizes) : sizes_(sizes) {}
+  // Checks a chunk against the stream so far and counts it in.
+  void take(std::uint32_t partition, std::uint64_t offset, std::size_t bytes);
+  std::uint64_t have() const { return have_; }  // bytes of the partition being written
+  std::uint32_t next() const { return next_; }  // partition being (or next to be) written
+  bool complete() const { return next_ == sizes_.size(); }
+  // Error naming the first partition whose witness has not all arrived.
+  void require_complete() const;
+
+ private:
+  const std::vector<std::uint64_t>& sizes_;
+  std::uint32_t next_ = 0;
+  std::uint64_t have_ = 0;
+};
+
 class Writer : public InputWriter {
  public:
   // A native job (a seed, no witnesses) has no directory.
   Writer(NewJob job, std::string job_id, std::filesystem::path dir)
-      : job_(std::move(job)), job_id_(std::move(job_id)), dir_(std::move(dir)) {}
+      : job_(std::move(job)), job_id_(std::move(job_id)), dir_(std::move(dir)), order_(job_.witness_bytes) {}
   // Removes the temporary file and the directory, unless keep() was called.
   ~Writer() override;
   void append(std::uint32_t partition, std::uint64_t offset, std::span<const std::uint8_t> bytes) override;
-  bool complete() const override { return next_ == job_.witness_bytes.size() && !file_; }
-  std::uint32_t landed() const override { return next_; }
+  bool complete() const override { return order_.complete() && !file_; }
+  std::uint32_t landed() const override { return order_.next(); }
   std::string path_of(std::uint32_t p) const override;
 
  protected:
@@ -129,13 +162,17 @@ class Writer : public InputWriter {
   void require_complete() const;
   void keep() { kept_ = true; }
   const NewJob& job() const { return job_; }
+  // The job with its full fingerprint (the witnesses' content hash appended), once complete.
+  const NewJob& sealed();
   const std::string& job_id() const { return job_id_; }
 
  private:
   NewJob job_;
   std::string job_id_;
   std::filesystem::path dir_;
-  std::uint32_t next_ = 0;  // partition being (or next to be) written
+  ChunkOrder order_;
+  Sha256 hash_;  // of every witness byte in order
+  bool sealed_ = false;
   std::unique_ptr<util::AtomicFile> file_;
   bool kept_ = false;
 };

@@ -120,6 +120,8 @@ class SqliteStore final : public JobStore {
       lk.unlock();
       auto winner = find_idempotent(*job.idempotency_key);
       if (!winner) throw;
+      // The race's loser: the same submission is answered with the winner, another is refused.
+      check_same_submission(*winner, job.fingerprint);
       return {*winner, false};
     }
     lk.unlock();
@@ -462,8 +464,7 @@ class SqliteStore final : public JobStore {
 };
 
 std::pair<JobRecord, bool> SqliteInputWriter::commit() {
-  require_complete();
-  auto r = store_.insert_job(job(), job_id());
+  auto r = store_.insert_job(sealed(), job_id());
   if (r.second) keep();  // not created: ours is removed by the destructor
   return r;
 }

@@ -9,7 +9,10 @@
 #                                                           (injected): jobs finish on the others
 #   daemon.sh <splitprove> <source dir> <work dir> memory  the memory verdict: bounded when idle
 #                                                           after work, leak with an injected leak
-# Exit 77 (skipped) where the node packages are absent (e2e's node part only).
+#   daemon.sh <splitprove> <source dir> <work dir> hostile configs refused; tests/daemon/hostile.mjs
+#                                                           (cut streams, idempotency races, long
+#                                                           ids, overflowing sizes, log escaping)
+# Exit 77 (skipped) where the node packages are absent (e2e's node part, hostile's probes).
 set -uo pipefail
 BIN="$1" SRC="$2" W="$3" CASE="$4"
 F="$SRC/tests/fixtures"
@@ -325,7 +328,7 @@ memory)
   get /memory.svg | grep -q "verdict: bounded" || fail "/memory.svg does not say bounded"
   get /memory.svg | grep -q "books: srs" || fail "/memory.svg has no books of the resident keys"
   get /memory.svg | grep -q "time (UTC)" || fail "/memory.svg's time axis is not wall-clock"
-  # Idle a while longer, and after a restart with nothing run: the verdict does not change.
+  # Idle a while longer: the verdict does not change.
   sleep 2
   [[ "$(verdict)" == MEMORY_VERDICT_CLASS_BOUNDED ]] || fail "idle 2 s later the verdict is $(verdict)"
   stop_term
@@ -336,6 +339,39 @@ memory)
   get /memory.svg | grep -q "verdict: leak" || fail "/memory.svg does not say leak"
   stop_term
   echo "PASS memory: unknown before work, bounded when idle after jobs of both curves, leak with the injected leak"
+  ;;
+hostile)
+  # Careless and hostile clients (issue 44's probes): configs the daemon must refuse, then
+  # tests/daemon/hostile.mjs against a live daemon (status code, bounded message, nothing left).
+  cp "$F/chain.zkey" "$W/keys/bls.zkey" && cp "$F/bn128/chain.zkey" "$W/keys/bn.zkey" || exit 1
+  refused() {  # refused WHAT NEEDLE serve-args...: the daemon refuses to start, saying NEEDLE
+    local what="$1" needle="$2"; shift 2
+    out=$(timeout 20 "$BIN" serve --state-dir "$W/x" --key-dir "$W/keys" --backend cpu "$@" 2>&1); rc=$?
+    [[ $rc == 1 && "$out" == *"$needle"* ]] || fail "$what: rc $rc: $out"
+    echo "ok: $what refused ($(tail -1 <<<"$out"))"
+  }
+  mkdir -p "$W/conf.d"
+  refused "--config naming a directory" "not a regular file" --config "$W/conf.d"
+  refused "--config naming no file" "no such config file" --config "$W/none.toml"
+  for v in nan +nan inf -inf -1.0 1e300; do
+    printf '[server]\ngrace_s = %s\n' "$v" >"$W/grace.toml"
+    refused "grace_s = $v" "[server] grace_s: " --config "$W/grace.toml"
+  done
+  for v in nan inf -1; do refused "--grace-s $v" "--grace-s" --grace-s "$v"; done
+  [[ -d "$SRC/node_modules/@grpc/grpc-js" ]] || { echo "node packages absent (bash scripts/setup.sh installs them)"; exit 77; }
+  start --max-witness 16777215TiB --submit-idle-s 2
+  KBN=$("$BIN" register-key --server "$S" bn.zkey --preload) || fail "register-key bn.zkey"
+  KBLS=$("$BIN" register-key --server "$S" bls.zkey) || fail "register-key bls.zkey"
+  (cd "$SRC" && node tests/daemon/hostile.mjs "$S" "$SRC" "$W/state" "$W/daemon.log" "$KBN" "$KBLS") || fail "the hostile probes"
+  # A cancelled job's reason is said once ("cancelled: why", not "cancelled: cancelled: why"); 64
+  # partitions: seconds of work, still running when cancelled.
+  J=$("$BIN" submit --server "$S" --key "$KBN" $(for _ in $(seq 1 64); do echo "$F/bn128/chain.wtns"; done)) || fail "submit"
+  "$BIN" cancel --server "$S" --reason "no longer needed" "$J" >/dev/null || fail "cancel $J"
+  out=$("$BIN" await --server "$S" "$J" 2>&1) && fail "await of a cancelled job succeeded"
+  [[ "$out" == *"job $J cancelled: no longer needed"* && "$out" != *"cancelled: cancelled"* ]] || fail "await of a cancelled job: $out"
+  echo "ok: a cancelled job's reason is said once ($(tail -1 <<<"$out"))"
+  stop_term
+  echo "PASS hostile"
   ;;
 *)
   echo "unknown case $CASE"; exit 2 ;;
