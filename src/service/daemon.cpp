@@ -180,7 +180,7 @@ void Daemon::on_stage(int curve, std::uint64_t engine_job, std::string_view stag
     std::lock_guard lk(mu_);
     engine_stage_[{curve, engine_job}] = {std::string(stage), t};
     for (const auto& [k, r] : running_)
-      if (r.curve == curve && r.engine_job == engine_job) job_id = k.first;
+      if (r.curve == curve && r.engine_job == engine_job) job_id = k.job_id;
   }
   if (!job_id.empty()) changed(job_id);
 }
@@ -189,8 +189,8 @@ std::map<std::uint32_t, Daemon::RunningInfo> Daemon::running_partitions(const st
   std::map<std::uint32_t, RunningInfo> out;
   std::lock_guard lk(mu_);
   for (const auto& [k, r] : running_)
-    if (k.first == job_id) {
-      RunningInfo& i = out[k.second];
+    if (k.job_id == job_id) {
+      RunningInfo& i = out[k.index] = RunningInfo{};  // the latest attempt's, if a stale one is in flight too
       i.since = r.since;
       if (r.engine_job)
         if (auto it = engine_stage_.find({r.curve, r.engine_job}); it != engine_stage_.end()) {
@@ -220,7 +220,7 @@ DaemonStatus Daemon::status() {
       std::string stage;
       if (auto it = engine_stage_.find({r.curve, r.engine_job}); r.engine_job && it != engine_stage_.end())
         stage = it->second.first;
-      s.partitions.push_back({k.first, k.second, r.claim.attempt, r.since, stage});
+      s.partitions.push_back({k.job_id, k.index, r.claim.attempt, r.since, stage});
     }
   }
   try {
@@ -291,7 +291,7 @@ void Daemon::driver() {
 }
 
 void Daemon::run_partition(const Claim& c) {
-  const auto key = std::make_pair(c.job_id, c.index);
+  const RunKey key{c.job_id, c.index, c.attempt};  // this claim's own entry (see running_)
   {
     std::lock_guard lk(mu_);
     if (stopping_) {

@@ -241,7 +241,16 @@ class Daemon {
 
   std::mutex mu_;  // guards running_, stopping_, cancelling_, admission and counters
   std::condition_variable work_cv_;
-  std::map<std::pair<std::string, std::uint32_t>, Running> running_;
+  // Claims in flight by their fencing token (job, partition, attempt), not by partition: a claim
+  // whose lease lapsed while it was proved (the daemon stopped, or its heartbeat late) is still in
+  // flight when this daemon may claim the same partition again, and each must keep its own entry
+  // (the heartbeat renews the leases of the entries; the stale run must not erase the new one's).
+  struct RunKey {
+    std::string job_id;
+    std::uint32_t index = 0, attempt = 0;
+    auto operator<=>(const RunKey&) const = default;
+  };
+  std::map<RunKey, Running> running_;
   std::uint32_t submits_in_progress_ = 0;
   std::uint64_t reserved_spool_ = 0;
   std::uint64_t jobs_succeeded_ = 0, jobs_failed_ = 0, jobs_cancelled_ = 0, partitions_done_ = 0;

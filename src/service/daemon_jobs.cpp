@@ -185,7 +185,7 @@ JobRecord Daemon::cancel(const std::string& job_id, const std::string& reason) {
   {
     std::lock_guard lk(mu_);
     for (auto& [k, r] : running_)
-      if (k.first == job_id && !r.cancelled) {
+      if (k.job_id == job_id && !r.cancelled) {
         r.cancelled = true;
         if (r.cancel) cancels.push_back(r.cancel);
       }
