@@ -10,6 +10,7 @@ import fs from "node:fs";
 import path from "node:path";
 import grpc from "@grpc/grpc-js";
 import protoLoader from "@grpc/proto-loader";
+import { chunks, header } from "./messages.mjs";
 import * as snarkjs from "snarkjs";
 
 const [addr, src, work, blsKey, bnKey, nativeKey] = process.argv.slice(2);
@@ -37,18 +38,6 @@ function submitRaw(msgs) {
     for (const m of msgs) call.write(m);
     call.end();
   });
-}
-function header(key, witnesses, extra = {}) {
-  return { header: { key_id: key, partitions: witnesses.length,
-                     circom: { witness_bytes: witnesses.map((w) => String(w.length)) }, ...extra } };
-}
-function chunks(witnesses, size = 1 << 20) {
-  const out = [];
-  witnesses.forEach((w, p) => {
-    for (let off = 0; off < w.length; off += size)
-      out.push({ chunk: { partition: p, offset: String(off), data: w.subarray(off, off + size) } });
-  });
-  return out;
 }
 const submit = (key, ws, extra) => submitRaw([header(key, ws, extra), ...chunks(ws)]);
 

@@ -11,6 +11,7 @@ import fs from "node:fs";
 import path from "node:path";
 import grpc from "@grpc/grpc-js";
 import protoLoader from "@grpc/proto-loader";
+import { chunks, header } from "./messages.mjs";
 
 const [addr, src, stateDir, logPath, bnKey, blsKey] = process.argv.slice(2);
 const F = path.join(src, "tests/fixtures");
@@ -34,18 +35,6 @@ const unary = (m, req, opts = deadline()) =>
   new Promise((res) => client[m](req, opts, (err, resp) => res(err ? { err } : { resp })));
 const codeName = (c) => Object.keys(grpc.status).find((k) => grpc.status[k] === c);
 
-function header(key, witnesses, extra = {}) {
-  return { header: { key_id: key, partitions: witnesses.length,
-                     circom: { witness_bytes: witnesses.map((w) => String(w.length)) }, ...extra } };
-}
-function chunks(witnesses, size = 1 << 20) {
-  const out = [];
-  witnesses.forEach((w, p) => {
-    for (let off = 0; off < w.length; off += size)
-      out.push({ chunk: { partition: p, offset: String(off), data: w.subarray(off, off + size) } });
-  });
-  return out;
-}
 // A Submit stream left open: write() more, then end() (half-close) or cancel(); `done` resolves
 // to {resp} or {err}.
 function openSubmit(msgs, opts = deadline(30)) {
