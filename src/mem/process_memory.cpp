@@ -1,5 +1,19 @@
 #include "mem/process_memory.hpp"
 
+#if defined(__SANITIZE_ADDRESS__)
+#define SPLITPROVE_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SPLITPROVE_ASAN 1
+#endif
+#endif
+#ifndef SPLITPROVE_ASAN
+#define SPLITPROVE_ASAN 0
+#endif
+#if SPLITPROVE_ASAN
+#include <sanitizer/allocator_interface.h>
+#endif
+
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <unistd.h>
@@ -32,6 +46,11 @@ void return_freed_heap_promptly() {
 void trim_heap() {
 #ifdef __GLIBC__
   ::malloc_trim(0);
+#endif
+#if SPLITPROVE_ASAN
+  // Under AddressSanitizer the allocator is the sanitizer's: its quarantine and free lists are
+  // what it keeps.
+  __sanitizer_purge_allocator();
 #endif
 }
 

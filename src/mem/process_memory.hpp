@@ -33,7 +33,8 @@ ProcessMemory read_process_memory();
 // that. Process-wide and idempotent; the pipeline's engine calls it. No-op without glibc.
 void return_freed_heap_promptly();
 
-// Gives the heap's free pages back to the OS now (glibc malloc_trim; no-op elsewhere).
+// Gives the heap's free pages back to the OS now (glibc malloc_trim; under AddressSanitizer its
+// allocator's quarantine and free lists too; no-op elsewhere).
 void trim_heap();
 
 // Parses the text of smaps_rollup / status; exposed for tests. nullopt if fields are missing.

@@ -297,11 +297,15 @@ memory)
   # (resident keys, pooled buffers and scratch are held on purpose, not leaked), and a leak when
   # the test hook keeps memory from every partition.
   cp "$F/chain.zkey" "$W/keys/bls.zkey" && cp "$F/bn128/chain.zkey" "$W/keys/bn.zkey" || exit 1
-  # Sanitizer builds: freed memory waits in ASan's quarantine and its size classes, resident; the
-  # verdict judges the daemon's allocations, so that cache is kept small here.
-  export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=1:allocator_release_to_os_interval_ms=50"
-  memory_run() {  # memory_run LABEL: proves 3 jobs per curve, waits idle; the verdict in V
-    local label="$1" kbls kbn v=""
+  # Sanitizer builds: ASan's allocator keeps metadata and shadow for every address it has handed
+  # out, ~2.5 MiB more RSS per job here, which no book of the daemon's stands for and no trim
+  # gives back; there the verdict after plain work is reported, and the leak is judged by the
+  # difference the hook makes. Elsewhere plain work must be judged bounded.
+  sanitized=0
+  grep -q __asan_init "$BIN" && sanitized=1
+  export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=1"
+  memory_run() {  # memory_run LABEL: proves 3 jobs per curve, waits idle; the verdict in V, RSS
+    local label="$1" kbls kbn v=""   # after drain - baseline in GROWTH (MiB)
     start --http 127.0.0.1:0
     HTTP=$(grep -o 'http=127.0.0.1:[0-9]*' "$W/daemon.log" | tail -1 | cut -d: -f2)
     v=$(verdict)
@@ -320,25 +324,39 @@ memory)
       sleep 0.2
     done
     V="$v"
+    GROWTH=$(get /status | python3 -c 'import json, sys; m = json.load(sys.stdin)["memory"]; print((int(m["rss_bytes"]) - int(m["baseline_bytes"])) >> 20)')
+    echo "$label: $V, RSS after drain $GROWTH MiB above the baseline: $(memory_text)"
   }
   get() { python3 -c 'import sys, urllib.request; sys.stdout.write(urllib.request.urlopen(sys.argv[1]).read().decode())' "http://127.0.0.1:$HTTP$1"; }
   verdict() { get /status | python3 -c 'import json, sys; print(json.load(sys.stdin)["memory"]["verdict"])'; }
+  memory_text() { get /status | python3 -c 'import json, sys; print(json.load(sys.stdin)["memory"]["text"])'; }
   memory_run plain
-  [[ "$V" == MEMORY_VERDICT_CLASS_BOUNDED ]] || fail "idle after work, the verdict is $V: $(get /status | python3 -c 'import json, sys; print(json.load(sys.stdin)["memory"]["text"])')"
-  get /memory.svg | grep -q "verdict: bounded" || fail "/memory.svg does not say bounded"
+  plain_growth=$GROWTH
+  if ((sanitized)); then
+    [[ "$V" == MEMORY_VERDICT_CLASS_BOUNDED || "$V" == MEMORY_VERDICT_CLASS_LEAK ]] || fail "idle after work, the verdict is $V"
+  else
+    [[ "$V" == MEMORY_VERDICT_CLASS_BOUNDED ]] || fail "idle after work, the verdict is $V: $(memory_text)"
+    get /memory.svg | grep -q "verdict: bounded" || fail "/memory.svg does not say bounded"
+    # Idle a while longer: the verdict does not change.
+    sleep 2
+    [[ "$(verdict)" == MEMORY_VERDICT_CLASS_BOUNDED ]] || fail "idle 2 s later the verdict is $(verdict)"
+  fi
   get /memory.svg | grep -q "books: srs" || fail "/memory.svg has no books of the resident keys"
   get /memory.svg | grep -q "time (UTC)" || fail "/memory.svg's time axis is not wall-clock"
-  # Idle a while longer: the verdict does not change.
-  sleep 2
-  [[ "$(verdict)" == MEMORY_VERDICT_CLASS_BOUNDED ]] || fail "idle 2 s later the verdict is $(verdict)"
   stop_term
-  export SPLITPROVE_TEST_LEAK_PER_PARTITION=32MiB
+  # 24 partitions x 8 MiB kept: 192 MiB that no book holds.
+  export SPLITPROVE_TEST_LEAK_PER_PARTITION=8MiB
   memory_run leak
   unset SPLITPROVE_TEST_LEAK_PER_PARTITION
-  [[ "$V" == MEMORY_VERDICT_CLASS_LEAK ]] || fail "with 32 MiB kept per partition the verdict is $V"
+  [[ "$V" == MEMORY_VERDICT_CLASS_LEAK ]] || fail "with 8 MiB kept per partition the verdict is $V"
+  ((GROWTH - plain_growth >= 150)) || fail "the injected 192 MiB show as $((GROWTH - plain_growth)) MiB more after drain"
   get /memory.svg | grep -q "verdict: leak" || fail "/memory.svg does not say leak"
   stop_term
-  echo "PASS memory: unknown before work, bounded when idle after jobs of both curves, leak with the injected leak"
+  if ((sanitized)); then
+    echo "PASS memory: unknown before work; a sanitizer build, so plain work's verdict reported ($plain_growth MiB after drain), not judged; leak with the injected leak ($GROWTH MiB)"
+  else
+    echo "PASS memory: unknown before work, bounded when idle after jobs of both curves, leak with the injected leak"
+  fi
   ;;
 hostile)
   # Careless and hostile clients (issue 44's probes): configs the daemon must refuse, then
