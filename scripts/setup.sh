@@ -10,7 +10,7 @@ APT_PACKAGES=(
   libgrpc++-dev protobuf-compiler-grpc protobuf-compiler libprotobuf-dev libsqlite3-dev libssl-dev
   libtomlplusplus-dev prometheus-cpp-dev libcpp-httplib-dev libspdlog-dev openssl
   libpq-dev postgresql
-  clang clang-format clang-tidy libclang-rt-14-dev time bc
+  clang clang-format clang-tidy libclang-rt-14-dev lld time bc
   nodejs npm
 )
 
