@@ -91,12 +91,33 @@ std::string metrics_text(Daemon& d) {
   return prometheus::TextSerializer().Serialize(families);
 }
 
+constexpr std::size_t kMaxRequestBody = 0;  // GET pages only
+constexpr std::size_t kWorkers = 32;
+
 }  // namespace
 
 HttpServer::HttpServer(Daemon& daemon, const std::string& listen) : impl_(std::make_unique<Impl>(daemon)) {
   check_listen_address(listen);
   if (listen.starts_with("unix:")) throw Error(fmt::format("http listen address '{}': give a loopback HOST:PORT", listen));
   auto& srv = impl_->server;
+  // Every page is a GET without a body: a request that carries one is refused before it is read
+  // (and before a compressed one is inflated), whatever its size; the connection is then closed,
+  // its unread body with it. Idle and slow connections give their worker back after a second, and
+  // enough workers serve that a few of them cannot hold /healthz back.
+  srv.set_payload_max_length(kMaxRequestBody);
+  srv.set_pre_routing_handler([](const httplib::Request& req, httplib::Response& res) {
+    const bool body = req.has_header("Transfer-Encoding") ||
+                      (req.has_header("Content-Length") && req.get_header_value("Content-Length") != "0");
+    if (!body) return httplib::Server::HandlerResponse::Unhandled;
+    res.status = 413;
+    res.set_header("Connection", "close");
+    res.set_content("these pages take no request body\n", "text/plain");
+    return httplib::Server::HandlerResponse::Handled;
+  });
+  srv.set_read_timeout(std::chrono::seconds(1));
+  srv.set_write_timeout(std::chrono::seconds(5));
+  srv.set_keep_alive_timeout(1);
+  srv.new_task_queue = [] { return new httplib::ThreadPool(kWorkers); };
   // A page made by `make` (on each request), served as `type`; an error is a 500 with its text.
   auto page = [this, &srv](const char* path, const char* type, std::function<std::string(Daemon&)> make) {
     srv.Get(path, [this, type, make = std::move(make)](const httplib::Request&, httplib::Response& res) {
