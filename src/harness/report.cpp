@@ -130,8 +130,9 @@ std::string format_report(const RunOptions& o, const RunReport& r) {
       format_bytes(r.books[mem::Tag::g2].peak), format_bytes(r.books[mem::Tag::finalize].peak),
       format_bytes(r.books[mem::Tag::scratch].peak));
   out += r.warmup_s > 0
-             ? fmt::format("runtime:       {} beyond the books at most during the warm-up job (allocator "
-                           "arenas, thread stacks, caches): measured, part of the predicted peak\n",
+             ? fmt::format("runtime:       {} beyond the books during the warm-up job (allocator arenas, "
+                           "thread stacks, caches, code first run): measured, part of the predicted "
+                           "peak\n",
                            format_bytes(r.runtime_bytes))
              : std::string("runtime:       not measured (no warm-up job): the prediction has the books "
                            "only\n");

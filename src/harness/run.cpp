@@ -102,20 +102,31 @@ double busy_fraction(const mem::Timeline& tl, const std::vector<std::string>& st
 }
 
 namespace {
-// The most RSS above the baseline (the median before work_start) that the books do not stand for,
-// over the samples from `from` (seconds) on; 0 when the books cover it all.
-std::uint64_t unbooked_above_baseline(const mem::Timeline& tl, double from) {
+// The runtime's own memory over the samples from `from` (seconds) on, against the samples before
+// work_start: the most RSS above the baseline that the books do not stand for, but at least the
+// growth of the file-backed pages (the code and libraries the work touched first: the books'
+// reservations made before the work, the workers' scratch, are not resident yet and would hide
+// it in RSS alone).
+std::uint64_t runtime_above_baseline(const mem::Timeline& tl, double from) {
   const double ws = tl.first_event(mem::kWorkStart).value_or(from);
-  std::vector<std::uint64_t> before;
+  std::vector<std::uint64_t> rss, file;
   for (const auto& s : tl.samples)
-    if (s.t < ws) before.push_back(s.rss);
-  if (before.empty()) return 0;
-  std::nth_element(before.begin(), before.begin() + std::ptrdiff_t(before.size() / 2), before.end());
-  const std::uint64_t baseline = before[before.size() / 2];
+    if (s.t < ws) {
+      rss.push_back(s.rss);
+      file.push_back(s.file);
+    }
+  if (rss.empty()) return 0;
+  auto median = [](std::vector<std::uint64_t>& v) {
+    std::nth_element(v.begin(), v.begin() + std::ptrdiff_t(v.size() / 2), v.end());
+    return v[v.size() / 2];
+  };
+  const std::uint64_t baseline = median(rss), file_baseline = median(file);
   std::uint64_t most = 0;
-  for (const auto& s : tl.samples)
-    if (s.t >= from && s.rss > baseline + s.budget_used)
-      most = std::max(most, s.rss - baseline - s.budget_used);
+  for (const auto& s : tl.samples) {
+    if (s.t < from) continue;
+    if (s.rss > baseline + s.budget_used) most = std::max(most, s.rss - baseline - s.budget_used);
+    if (s.file > file_baseline) most = std::max(most, s.file - file_baseline);
+  }
   return most;
 }
 }  // namespace
@@ -264,11 +275,11 @@ RunReport run_jobs(const RunOptions& o, const std::function<JobSpec<E>(std::uint
     if (!warm_error.empty()) throw Error(fmt::format("pipeline run: the warm-up job failed: {}", warm_error));
     rep.warmup_s = std::chrono::duration<double>(Clock::now() - tw).count();
     // What the runtime itself holds beyond the books once it has run the work (allocator arenas
-    // and the free chunks they keep, thread stacks, caches made at first use): the most RSS above
-    // the baseline that the books do not stand for, over the warm-up job. The measured jobs run
-    // on the same runtime, so the prediction adds it.
+    // and the free chunks they keep, thread stacks, caches made at first use, the code first
+    // run): measured over the warm-up job. The measured jobs run on the same runtime, so the
+    // prediction adds it.
     sampler.sample_now();
-    rep.runtime_bytes = unbooked_above_baseline(sampler.timeline(), warm_from);
+    rep.runtime_bytes = runtime_above_baseline(sampler.timeline(), warm_from);
     warm = engine.stats();
     for (auto& d : stages) d.gpu->reset_phase_report();
     {

@@ -75,8 +75,9 @@ struct RunReport {
   PartitionCost cost;
   mem::Prediction prediction;        // the model's work bytes for this configuration
   // The runtime's own memory that no book stands for, measured over the warm-up job (the most RSS
-  // above the baseline beyond the books): allocator arenas and their free chunks, thread stacks,
-  // lazily made caches. Part of the predicted peak. 0 without a warm-up (not measured).
+  // above the baseline beyond the books, at least the growth of the file-backed pages): allocator
+  // arenas and their free chunks, thread stacks, lazily made caches, the code the work runs first.
+  // Part of the predicted peak. 0 without a warm-up (not measured).
   std::uint64_t runtime_bytes = 0;
   std::uint64_t predicted_peak = 0;  // measured baseline + prediction (capped by the budget)
   mem::Verdict verdict;
