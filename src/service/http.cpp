@@ -8,6 +8,10 @@
 
 #include <fmt/format.h>
 
+#include <sys/socket.h>
+
+#include <cerrno>
+#include <cstring>
 #include <functional>
 
 #include <thread>
@@ -140,12 +144,22 @@ HttpServer::HttpServer(Daemon& daemon, const std::string& listen) : impl_(std::m
                                : "every device is out of service\n",
                     "text/plain");
   });
+  // The library listens with a backlog of 5: under load a few idle connections fill it, and a new
+  // one's SYN is dropped, to be sent again a second later. The listening socket is recorded here
+  // and listened on again, once bound, with the system's backlog.
+  int listen_fd = -1;
+  srv.set_socket_options([&listen_fd](socket_t sock) {
+    httplib::default_socket_options(sock);
+    listen_fd = int(sock);
+  });
   const auto colon = listen.rfind(':');
   std::string host = listen.substr(0, colon);
   if (host == "[::1]") host = "::1";
   const int want = std::stoi(listen.substr(colon + 1));
   impl_->port = want == 0 ? srv.bind_to_any_port(host) : (srv.bind_to_port(host, want) ? want : -1);
   if (impl_->port <= 0) throw Error(fmt::format("http listen address '{}' cannot be bound", listen));
+  if (listen_fd >= 0 && ::listen(listen_fd, SOMAXCONN) != 0)
+    throw Error(fmt::format("http listen address '{}': listen: {}", listen, std::strerror(errno)));
   impl_->thread = std::thread([this] { impl_->server.listen_after_bind(); });
 }
 

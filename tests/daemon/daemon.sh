@@ -403,7 +403,7 @@ idle = [socket.create_connection(("127.0.0.1", port)) for _ in range(12)]
 t0 = time.time()
 assert urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=10).read() == b"serving\n"
 took = time.time() - t0
-assert took < 0.5, f"/healthz took {took:.2f} s beside 12 idle connections"
+assert took < 0.9, f"/healthz took {took:.2f} s beside 12 idle connections"  # a dropped SYN: 1 s
 for s in idle:
     s.close()
 def get(_):
