@@ -10,18 +10,11 @@
 import fs from "node:fs";
 import path from "node:path";
 import grpc from "@grpc/grpc-js";
-import protoLoader from "@grpc/proto-loader";
-import { chunks, header } from "./messages.mjs";
+import { chunks, connect, header } from "./messages.mjs";
 
 const [addr, src, stateDir, logPath, bnKey, blsKey] = process.argv.slice(2);
 const F = path.join(src, "tests/fixtures");
-const def = protoLoader.loadSync("splitprove/v1/prover.proto", {
-  includeDirs: [path.join(src, "proto")],
-  keepCase: true, longs: String, enums: String, defaults: true, oneofs: true,
-});
-const v1 = grpc.loadPackageDefinition(def).splitprove.v1;
-const client = new v1.Prover(addr, grpc.credentials.createInsecure(),
-                             { "grpc.max_send_message_length": 64 << 20 });
+const client = connect(addr, src);
 const MAX_MESSAGE = 512;  // no status message of the daemon's is longer, whatever it was sent
 
 let failures = 0, checks = 0;
