@@ -152,20 +152,13 @@ struct Daemon::Engines {
     return sum;
   }
   void books(DaemonStatus& s) {
+    const mem::BudgetBooks b = all_books();
+    if (cfg.budget) s.budget_total += b.capacity;  // 0: no cap
+    s.budget_used += b.used;
+    s.budget_peak += b.peak;
+    for (std::size_t t = 0; t < b.tags.size(); ++t)
+      if (b.tags[t].bytes) s.budget_by_tag[std::string(mem::tag_name(mem::Tag(t)))] += b.tags[t].bytes;
     std::lock_guard lk(mu);
-    auto add_books = [&](const mem::BudgetBooks& b) {
-      if (cfg.budget) s.budget_total += b.capacity;  // 0: no cap
-      s.budget_used += b.used;
-      s.budget_peak += b.peak;
-      for (std::size_t t = 0; t < b.tags.size(); ++t)
-        if (b.tags[t].bytes) s.budget_by_tag[std::string(mem::tag_name(mem::Tag(t)))] += b.tags[t].bytes;
-    };
-    if (budget) {
-      add_books(budget->books());
-    } else {
-      if (bls) add_books(bls->budget().books());
-      if (bn) add_books(bn->budget().books());
-    }
     s.backend = backend.empty() ? cfg.backend : backend;
     if (devices) s.gpus = devices();
   }
