@@ -1,7 +1,5 @@
 // The daemon's keys: registration (a .zkey under the key directory, or the native circuit),
 // loading into host memory booked in the budget, preload and eviction.
-#include <openssl/evp.h>
-
 #include <fmt/format.h>
 
 #include <cctype>
@@ -13,6 +11,7 @@
 #include "service/daemon_parts.hpp"
 #include "service/errors.hpp"
 #include "service/log.hpp"
+#include "service/store_shared.hpp"
 #include "zk/setup_impl.hpp"
 
 namespace splitprove::service {
@@ -22,27 +21,16 @@ using daemon_detail::record_native;
 std::string sha256_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(fmt::format("{}: cannot open the file", path));
-  EVP_MD_CTX* ctx = EVP_MD_CTX_new();
-  if (!ctx || EVP_DigestInit_ex(ctx, EVP_sha256(), nullptr) != 1) {
-    EVP_MD_CTX_free(ctx);
-    throw Error("sha256: cannot initialise OpenSSL's digest");
-  }
+  spool::Sha256 sha;
   std::vector<char> buf(std::size_t(1) << 20);
   while (in) {
     in.read(buf.data(), std::streamsize(buf.size()));
-    if (in.gcount() > 0) EVP_DigestUpdate(ctx, buf.data(), std::size_t(in.gcount()));
+    if (in.gcount() > 0)
+      sha.update({reinterpret_cast<const std::uint8_t*>(buf.data()), std::size_t(in.gcount())});
   }
-  const bool bad = in.bad();
-  unsigned char md[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  EVP_DigestFinal_ex(ctx, md, &len);
-  EVP_MD_CTX_free(ctx);
-  if (bad) throw Error(fmt::format("{}: read error", path));
-  std::string hex;
-  for (unsigned i = 0; i < len; ++i) hex += fmt::format("{:02x}", md[i]);
-  return hex;
+  if (in.bad()) throw Error(fmt::format("{}: read error", path));
+  return sha.hex();
 }
-
 
 void Daemon::refresh_claimable() {
   const auto keys = store_->list_keys();
