@@ -8,15 +8,16 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <tuple>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <thread>
+#include <tuple>
 
 #include "mem/process_memory.hpp"
 #include "mem/plot.hpp"
 #include "mem/sampler.hpp"
 #include "mem/units.hpp"
+#include "mem/verdict.hpp"
 #include "splitprove/error.hpp"
 #include "util/output.hpp"
 #include "ec/curves.hpp"
@@ -116,11 +117,7 @@ std::uint64_t runtime_above_baseline(const mem::Timeline& tl, double from) {
       file.push_back(s.file);
     }
   if (rss.empty()) return 0;
-  auto median = [](std::vector<std::uint64_t>& v) {
-    std::nth_element(v.begin(), v.begin() + std::ptrdiff_t(v.size() / 2), v.end());
-    return v[v.size() / 2];
-  };
-  const std::uint64_t baseline = median(rss), file_baseline = median(file);
+  const std::uint64_t baseline = mem::median(std::move(rss)), file_baseline = mem::median(std::move(file));
   std::uint64_t most = 0;
   for (const auto& s : tl.samples) {
     if (s.t < from) continue;

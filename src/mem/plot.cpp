@@ -191,7 +191,7 @@ std::string render_svg(const Timeline& tl, const Verdict& v, const PlotOptions& 
           "model " + format_bytes(*v.expected_peak));
   // The verdict's tolerances: a drain above the first line (with what the books hold on purpose
   // added) is a leak, a peak above the second is accumulation.
-  hline(double(v.baseline + v.tolerance + (v.held_after > v.held_baseline ? v.held_after - v.held_baseline : 0)),
+  hline(double(v.baseline + v.tolerance) + double(v.drain_delta - v.unheld_drain_delta),
         "#e67e22", "1 3", "leak: drain above baseline + " + format_bytes(v.tolerance));
   if (v.accumulation_above)
     hline(double(*v.accumulation_above), "#c0392b", "1 3",

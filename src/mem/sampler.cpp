@@ -35,7 +35,7 @@ void MemorySampler::start() {
     const std::size_t events = opts_.max_events ? opts_.max_events : kPresizedEvents;
     tl_.samples.resize(samples);
     tl_.samples.clear();
-    tl_.events.resize(events, Event{0, std::string(15, ' ')});
+    tl_.events.resize(events);
     tl_.events.clear();
   }
   thread_ = std::jthread([this](const std::stop_token& st) { run(st); });

@@ -30,14 +30,14 @@ std::uint64_t held_on_purpose(const Sample& s) {
          s.books[std::size_t(Tag::scratch)];
 }
 
-namespace {
-
 std::uint64_t median(std::vector<std::uint64_t> v) {
   if (v.empty()) return 0;
   auto mid = v.begin() + std::ptrdiff_t(v.size() / 2);
   std::nth_element(v.begin(), mid, v.end());
   return *mid;
 }
+
+namespace {
 
 std::int64_t diff(std::uint64_t a, std::uint64_t b) { return std::int64_t(a) - std::int64_t(b); }
 

@@ -25,6 +25,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "mem/timeline.hpp"
 
@@ -36,6 +37,10 @@ std::string_view verdict_name(VerdictClass v);
 // The books a process holds on purpose with no work in flight: tags srs (resident keys), pinned
 // (pooled partition buffers) and scratch (workers' scratch).
 std::uint64_t held_on_purpose(const Sample& s);
+
+// The median of the values (the upper one of an even count); 0 for none. The verdict's baseline,
+// plateau and after-drain levels are medians of RSS samples.
+std::uint64_t median(std::vector<std::uint64_t> v);
 
 struct VerdictOptions {
   // Leak / accumulation tolerance; nullopt: max(16 MiB, 2% of peak RSS).
